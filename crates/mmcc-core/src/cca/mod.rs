@@ -1,0 +1,274 @@
+//! Congestion control: the [`CongestionControl`] trait every algorithm implements, the state it
+//! sees ([`CcState`]) and the registry that builds algorithms by name.
+//!
+//! The trait is shaped after ns-3's `TcpCongestionOps` and quinn's `Controller`:
+//! - [`CongestionControl::on_ack`]: every ACK that delivers data, with its RTT sample
+//!   (ns-3 `PktsAcked`);
+//! - [`CongestionControl::increase_window`]: grow cwnd on an ACK that advances `snd_una` outside
+//!   fast recovery (ns-3 `IncreaseWindow`);
+//! - [`CongestionControl::ssthresh`]: the new slow-start threshold after a loss, a pure function
+//!   (ns-3 `GetSsThresh`);
+//! - [`CongestionControl::on_congestion_event`]: state updates at a loss (e.g. CUBIC's W_max);
+//! - [`CongestionControl::on_state_change`] (ns-3 `CongestionStateSet`);
+//! - [`CongestionControl::on_rate_sample`]: a delivery-rate sample per ACK (ns-3 `CongControl`),
+//!   for model-based algorithms, which set [`CongestionControl::controls_window`].
+//!
+//! Windows are in bytes everywhere (`cc.mss` converts); the equations in the algorithm files are
+//! written in segments as the publications write them.
+
+pub mod newreno;
+
+use crate::tcp::rate::RateSample;
+use crate::time::{Bandwidth, Dur, Time};
+use std::collections::BTreeMap;
+
+/// Congestion state of the sender (ns-3 `TcpCongState_t`, Linux `tcp_ca_state`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    /// Normal operation.
+    Open = 0,
+    /// Duplicate ACKs or SACKs seen, not yet a loss.
+    Disorder = 1,
+    /// Fast recovery after a loss detected by duplicate ACKs / SACK.
+    Recovery = 2,
+    /// After a retransmission timeout.
+    Loss = 3,
+}
+
+impl CaState {
+    pub fn name(self) -> &'static str {
+        match self {
+            CaState::Open => "open",
+            CaState::Disorder => "disorder",
+            CaState::Recovery => "recovery",
+            CaState::Loss => "loss",
+        }
+    }
+}
+
+/// What caused a window reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongestionKind {
+    /// Loss detected by three duplicate ACKs or SACK (entering fast recovery).
+    FastRetransmit,
+    /// Retransmission timeout.
+    Timeout,
+}
+
+/// The connection state an algorithm reads and (for cwnd, ssthresh, pacing) writes.
+#[derive(Clone, Debug)]
+pub struct CcState {
+    pub now: Time,
+    /// Sender maximum segment size in bytes.
+    pub mss: u64,
+    /// Congestion window in bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold in bytes.
+    pub ssthresh: u64,
+    /// Initial window in bytes.
+    pub initial_cwnd: u64,
+    /// RFC 6675 pipe before this event, in bytes.
+    pub bytes_in_flight: u64,
+    pub state: CaState,
+    /// Latest RTT sample, smoothed RTT, connection minimum and maximum.
+    pub latest_rtt: Option<Dur>,
+    pub srtt: Option<Dur>,
+    pub min_rtt: Option<Dur>,
+    pub max_rtt: Option<Dur>,
+    /// Total bytes delivered to the receiver so far (cumulative + SACKed).
+    pub delivered: u64,
+    /// Pacing rate set by the algorithm (None: the stack's default).
+    pub pacing_rate: Option<Bandwidth>,
+    /// The sender is application-limited (no data while cwnd allowed more).
+    pub app_limited: bool,
+    /// The UE's SINR in dB as seen by the sender, when a cross-layer feed is configured.
+    pub sinr_db: Option<f64>,
+}
+
+impl CcState {
+    pub fn new(mss: u64, initial_cwnd_segments: u64) -> CcState {
+        CcState {
+            now: Time::ZERO,
+            mss,
+            cwnd: initial_cwnd_segments * mss,
+            ssthresh: u64::MAX,
+            initial_cwnd: initial_cwnd_segments * mss,
+            bytes_in_flight: 0,
+            state: CaState::Open,
+            latest_rtt: None,
+            srtt: None,
+            min_rtt: None,
+            max_rtt: None,
+            delivered: 0,
+            pacing_rate: None,
+            app_limited: false,
+            sinr_db: None,
+        }
+    }
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+    /// cwnd in segments (fractional), for equations written in segments.
+    pub fn cwnd_segments(&self) -> f64 {
+        self.cwnd as f64 / self.mss as f64
+    }
+    /// RFC 5681 (4) floor: two segments.
+    pub fn min_ssthresh(&self) -> u64 {
+        2 * self.mss
+    }
+}
+
+/// An ACK as the algorithm sees it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckEvent {
+    /// Segments newly acknowledged cumulatively (ns-3 `segmentsAcked`).
+    pub segments_acked: u32,
+    /// Bytes newly acknowledged cumulatively.
+    pub bytes_acked: u64,
+    /// RTT sample of this ACK, if valid (Karn's rule).
+    pub rtt: Option<Dur>,
+}
+
+pub trait CongestionControl: Send {
+    /// Registry name, e.g. `"newreno"`.
+    fn name(&self) -> &'static str;
+
+    /// Called once before the first segment is sent; may set cwnd / ssthresh.
+    fn init(&mut self, _cc: &mut CcState) {}
+
+    /// Every ACK that delivered data (ns-3 `PktsAcked`), before `increase_window`.
+    fn on_ack(&mut self, _cc: &mut CcState, _ack: &AckEvent) {}
+
+    /// Grow cwnd on an ACK that advanced `snd_una` in the Open, Disorder or Loss state.
+    fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent);
+
+    /// New slow-start threshold in bytes after a congestion event (pure; ns-3 `GetSsThresh`).
+    fn ssthresh(&self, cc: &CcState) -> u64;
+
+    /// A congestion event happened; `cc.ssthresh` already holds `ssthresh(cc)`.
+    fn on_congestion_event(&mut self, _cc: &mut CcState, _kind: CongestionKind) {}
+
+    /// The congestion state changed (`cc.state` is the new state).
+    fn on_state_change(&mut self, _cc: &mut CcState, _from: CaState) {}
+
+    /// A delivery-rate sample for this ACK.
+    fn on_rate_sample(&mut self, _cc: &mut CcState, _rs: &RateSample) {}
+
+    /// True for model-based algorithms (BBR) that set cwnd themselves in `on_rate_sample`: the
+    /// stack then skips `increase_window`, PRR and the cwnd = ssthresh step at recovery exit.
+    fn controls_window(&self) -> bool {
+        false
+    }
+
+    /// Current parameter values, for reports.
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+}
+
+/// A tunable parameter of an algorithm.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub default: f64,
+    pub help: &'static str,
+}
+
+/// Parameter values given for one algorithm, checked against its [`ParamSpec`]s.
+pub struct Params<'a> {
+    specs: &'static [ParamSpec],
+    values: &'a BTreeMap<String, f64>,
+}
+
+impl Params<'_> {
+    /// The value of `name` (the override if given, else the published default).
+    pub fn get(&self, name: &str) -> f64 {
+        if let Some(v) = self.values.get(name) {
+            return *v;
+        }
+        self.specs.iter().find(|s| s.name == name).map(|s| s.default).expect("parameter declared in specs")
+    }
+}
+
+/// A registry entry.
+pub struct AlgorithmInfo {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    /// The publication / RFC the implementation follows.
+    pub source: &'static str,
+    pub params: &'static [ParamSpec],
+    pub build: fn(&Params) -> Box<dyn CongestionControl>,
+}
+
+/// Every built-in algorithm.
+pub fn algorithms() -> &'static [&'static AlgorithmInfo] {
+    ALGORITHMS
+}
+
+static ALGORITHMS: &[&AlgorithmInfo] = &[&newreno::INFO];
+
+/// Find an algorithm by name or alias (case-insensitive).
+pub fn lookup(name: &str) -> Option<&'static AlgorithmInfo> {
+    let n = name.to_ascii_lowercase();
+    ALGORITHMS.iter().copied().find(|a| a.name == n || a.aliases.contains(&n.as_str()))
+}
+
+/// Build an algorithm by name with parameter overrides; errors name what is allowed.
+pub fn build(name: &str, overrides: &BTreeMap<String, f64>) -> Result<Box<dyn CongestionControl>, String> {
+    let info = lookup(name).ok_or_else(|| {
+        let names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
+        format!("unknown congestion control algorithm '{name}'; available: {}", names.join(", "))
+    })?;
+    for (k, v) in overrides {
+        if !info.params.iter().any(|p| p.name == k) {
+            let allowed: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+            return Err(format!(
+                "algorithm '{}' has no parameter '{k}'; its parameters: {}",
+                info.name,
+                if allowed.is_empty() { "(none)".to_string() } else { allowed.join(", ") }
+            ));
+        }
+        if !v.is_finite() {
+            return Err(format!("parameter '{k}' of '{}' must be a finite number, got {v}", info.name));
+        }
+    }
+    Ok((info.build)(&Params { specs: info.params, values: overrides }))
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! A fake-clock driver for algorithm unit tests.
+    use super::*;
+
+    pub fn state(mss: u64, cwnd_segments: u64, ssthresh_segments: u64) -> CcState {
+        let mut cc = CcState::new(mss, 10);
+        cc.cwnd = cwnd_segments * mss;
+        cc.ssthresh = ssthresh_segments.saturating_mul(mss);
+        cc
+    }
+
+    pub fn ack(segments: u32, mss: u64, rtt_ms: Option<u64>) -> AckEvent {
+        AckEvent { segments_acked: segments, bytes_acked: segments as u64 * mss, rtt: rtt_ms.map(Dur::from_millis) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_algorithm_and_parameter_errors_list_what_is_allowed() {
+        let e = build("newrenoo", &BTreeMap::new()).err().unwrap();
+        assert!(e.contains("unknown congestion control algorithm 'newrenoo'") && e.contains("newreno"), "{e}");
+        let mut p = BTreeMap::new();
+        p.insert("beta".to_string(), 0.3);
+        let e = build("newreno", &p).err().unwrap();
+        assert!(e.contains("has no parameter 'beta'"), "{e}");
+    }
+
+    #[test]
+    fn lookup_is_case_insensitive_and_knows_aliases() {
+        assert_eq!(lookup("NewReno").unwrap().name, "newreno");
+        assert_eq!(lookup("reno").unwrap().name, "newreno");
+    }
+}

@@ -1,0 +1,141 @@
+//! NewReno (RFC 5681 congestion control, RFC 6582 fast-recovery semantics).
+//!
+//! Source: RFC 5681 sections 3.1-3.2; ns-3 `TcpNewReno`. Choices where the RFC leaves room:
+//! - Slow start grows cwnd by one MSS per newly acknowledged segment (RFC 3465 byte counting
+//!   without the L limit, as ../shared/spec/algorithms.md states), capped at ssthresh; the
+//!   remainder of the ACK is used for congestion avoidance (Linux `tcp_slow_start`).
+//! - Congestion avoidance grows cwnd by MSS*MSS/cwnd once per ACK (RFC 5681 eq. 3), with the
+//!   fractional part carried in an integer accumulator (Linux `snd_cwnd_cnt`) instead of being
+//!   truncated as ns-3 does.
+//! - Loss: ssthresh = max(FlightSize / 2, 2 * MSS) (RFC 5681 eq. 4).
+
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "newreno",
+    aliases: &["reno", "tcp-newreno"],
+    source: "RFC 5681 / RFC 6582 (ns-3 TcpNewReno)",
+    params: &[],
+    build: |_p: &Params| Box::new(NewReno::default()),
+};
+
+/// Additive-increase accumulator shared by Reno-style algorithms: adds `num / den` bytes with
+/// exact carry of the fraction.
+#[derive(Clone, Debug, Default)]
+pub struct FracAcc {
+    acc: u128,
+}
+
+impl FracAcc {
+    /// Add `num / den` (bytes) to `*cwnd`, carrying the remainder to the next call.
+    #[inline]
+    pub fn add(&mut self, cwnd: &mut u64, num: u128, den: u128) {
+        if den == 0 {
+            return;
+        }
+        self.acc += num;
+        let whole = self.acc / den;
+        self.acc -= whole * den;
+        *cwnd += whole as u64;
+    }
+    pub fn reset(&mut self) {
+        self.acc = 0;
+    }
+}
+
+/// Standard slow start: cwnd += MSS per acknowledged segment, capped at ssthresh. Returns the
+/// segments left over for congestion avoidance.
+pub fn slow_start(cc: &mut CcState, segments: u32) -> u32 {
+    let room = cc.ssthresh.saturating_sub(cc.cwnd).div_ceil(cc.mss);
+    let used = (segments as u64).min(room);
+    cc.cwnd = (cc.cwnd + used * cc.mss).min(cc.ssthresh.max(cc.cwnd));
+    segments - used as u32
+}
+
+/// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
+pub fn half_flight(cc: &CcState) -> u64 {
+    (cc.bytes_in_flight / 2).max(cc.min_ssthresh())
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct NewReno {
+    acc: FracAcc,
+}
+
+impl CongestionControl for NewReno {
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+
+    fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        let mut segs = ack.segments_acked;
+        if cc.in_slow_start() {
+            segs = slow_start(cc, segs);
+        }
+        if segs > 0 && !cc.in_slow_start() {
+            // RFC 5681 eq. (3): cwnd += SMSS * SMSS / cwnd, once per ACK.
+            let cwnd = cc.cwnd;
+            self.acc.add(&mut cc.cwnd, (cc.mss * cc.mss) as u128, cwnd as u128);
+        }
+    }
+
+    fn ssthresh(&self, cc: &CcState) -> u64 {
+        half_flight(cc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{ack, state};
+    use super::*;
+
+    #[test]
+    fn slow_start_adds_one_mss_per_acked_segment() {
+        let mut r = NewReno::default();
+        let mut cc = state(1000, 10, 1000);
+        r.increase_window(&mut cc, &ack(2, 1000, Some(20)));
+        assert_eq!(cc.cwnd, 12_000);
+    }
+
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_uses_the_rest_for_avoidance() {
+        let mut r = NewReno::default();
+        let mut cc = state(1000, 10, 11);
+        r.increase_window(&mut cc, &ack(2, 1000, None));
+        // one segment reaches ssthresh (11000), the second gives 1000*1000/11000 = 90.9 bytes
+        assert_eq!(cc.cwnd, 11_090);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_mss_per_window_of_acks() {
+        let mut r = NewReno::default();
+        let mut cc = state(1000, 100, 50);
+        // 100 ACKs of one segment each at cwnd = 100 segments: cwnd grows by ~1 MSS
+        for _ in 0..100 {
+            r.increase_window(&mut cc, &ack(1, 1000, Some(20)));
+        }
+        assert!(cc.cwnd >= 100_990 && cc.cwnd <= 101_000, "{}", cc.cwnd);
+    }
+
+    #[test]
+    fn fractional_increase_is_carried_not_lost() {
+        let mut r = NewReno::default();
+        let mut cc = state(1000, 1500, 50); // 1000*1000/1.5e6 = 0.667 byte per ACK
+        for _ in 0..3 {
+            r.increase_window(&mut cc, &ack(1, 1000, None));
+        }
+        // 1e6/1.5e6 carried, then 2e6/1.5e6 -> 1 byte (0.5e6 carried), then 1.5e6/1500001 -> 0:
+        // 1 byte where ns-3's max(1, adder) would add 3.
+        assert_eq!(cc.cwnd, 1_500_001);
+    }
+
+    #[test]
+    fn ssthresh_is_half_the_flight_with_a_two_segment_floor() {
+        let r = NewReno::default();
+        let mut cc = state(1000, 100, 1000);
+        cc.bytes_in_flight = 80_000;
+        assert_eq!(r.ssthresh(&cc), 40_000);
+        cc.bytes_in_flight = 3_000;
+        assert_eq!(r.ssthresh(&cc), 2_000);
+    }
+}

@@ -1,0 +1,368 @@
+//! One direction of a point-to-point link: a queue, a transmitter of fixed rate, a propagation
+//! delay, an optional error model, optional random reordering and scheduled outages.
+//!
+//! Two transmit paths, chosen by the queue discipline:
+//! - **Drop-tail (fast path)**: with a fixed rate and FIFO order, a packet's transmission start
+//!   is known when it is enqueued (`max(now, busy_until)`), so the channel computes its arrival
+//!   time at once and needs no event at the end of each transmission. The backlog used for the
+//!   drop-tail test is the set of packets whose transmission has not started yet.
+//! - **CoDel**: drops are decided at dequeue, so the channel dequeues for real at the end of each
+//!   transmission (one event per packet).
+//!
+//! Packets in propagation are kept in a FIFO (the delay is constant, so arrival order is send
+//! order); only the head has an arrival event in the scheduler. Reordered packets leave the FIFO
+//! and get an event of their own.
+
+use super::error_model::{ErrorModel, ErrorModelConfig};
+use super::packet::{NodeId, Packet};
+use super::queue::{CoDelQueue, Limits, QueueConfig};
+use crate::rng::Rng;
+use crate::time::{Bandwidth, Dur, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// Random reordering: each packet is, with `probability`, held back by an extra `delay` so that
+/// packets sent after it can overtake it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReorderConfig {
+    pub probability: f64,
+    pub delay: Dur,
+}
+
+/// A period during which the channel is cut: packets entering it, or arriving at its far end,
+/// are dropped (cause `link_down`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outage {
+    pub start: Time,
+    pub end: Time,
+}
+
+/// Per-direction options of a link.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirectionConfig {
+    #[serde(default)]
+    pub queue: QueueConfig,
+    #[serde(default)]
+    pub error: Option<ErrorModelConfig>,
+    #[serde(default)]
+    pub reorder: Option<ReorderConfig>,
+    #[serde(default)]
+    pub outages: Vec<Outage>,
+}
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DropCause {
+    /// Drop-tail queue full on arrival.
+    QueueFull = 0,
+    /// Dropped by the AQM (CoDel) at dequeue.
+    Aqm = 1,
+    /// Corrupted by the random error model (PER).
+    ErrorModel = 2,
+    /// The link was cut.
+    LinkDown = 3,
+    /// Larger than the link MTU.
+    Mtu = 4,
+}
+
+impl DropCause {
+    pub const ALL: [DropCause; 5] =
+        [DropCause::QueueFull, DropCause::Aqm, DropCause::ErrorModel, DropCause::LinkDown, DropCause::Mtu];
+    pub fn name(self) -> &'static str {
+        match self {
+            DropCause::QueueFull => "queue_full",
+            DropCause::Aqm => "aqm",
+            DropCause::ErrorModel => "error_model",
+            DropCause::LinkDown => "link_down",
+            DropCause::Mtu => "mtu",
+        }
+    }
+}
+
+enum Discipline {
+    /// Virtual FIFO: (transmission start, wire bytes) of packets not yet being transmitted.
+    DropTail { limits: Limits, waiting: VecDeque<(Time, u32)>, waiting_bytes: u64 },
+    CoDel { q: CoDelQueue, tx_busy: bool },
+}
+
+/// What the channel asks its owner to schedule after a call.
+#[derive(Debug, Default)]
+pub struct Wakes {
+    /// Schedule the arrival of the propagation FIFO's head at this time.
+    pub arrival: Option<Time>,
+    /// Schedule the end of the current transmission (CoDel path).
+    pub tx_done: Option<Time>,
+    /// A reordered packet, to be delivered at this time by an event of its own.
+    pub delayed: Option<(Time, Packet)>,
+}
+
+pub struct Channel {
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate: Bandwidth,
+    pub delay: Dur,
+    pub mtu: u32,
+    disc: Discipline,
+    busy_until: Time,
+    /// Packets in propagation (or waiting, on the drop-tail path), in arrival order.
+    flight: VecDeque<(Time, Packet)>,
+    /// An arrival event for the FIFO head is in the scheduler.
+    arrival_scheduled: bool,
+    error: Option<ErrorModel>,
+    reorder: Option<(ReorderConfig, Rng)>,
+    outages: Vec<Outage>,
+    /// Reordered packets currently held back (each has its own event).
+    pub delayed_inside: u64,
+    /// Packets that started transmission.
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+}
+
+impl Channel {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        from: NodeId,
+        to: NodeId,
+        rate: Bandwidth,
+        delay: Dur,
+        mtu: u32,
+        cfg: &DirectionConfig,
+        seed: u64,
+        name: &str,
+    ) -> Channel {
+        let disc = match &cfg.queue {
+            QueueConfig::DropTail { .. } => {
+                Discipline::DropTail { limits: cfg.queue.limits(), waiting: VecDeque::new(), waiting_bytes: 0 }
+            }
+            QueueConfig::CoDel { target, interval, .. } => {
+                Discipline::CoDel { q: CoDelQueue::new(cfg.queue.limits(), *target, *interval), tx_busy: false }
+            }
+        };
+        Channel {
+            from,
+            to,
+            rate,
+            delay,
+            mtu,
+            disc,
+            busy_until: Time::ZERO,
+            flight: VecDeque::new(),
+            arrival_scheduled: false,
+            error: cfg.error.as_ref().map(|e| ErrorModel::new(e, Rng::stream(seed, &format!("{name}/error")))),
+            reorder: cfg.reorder.clone().map(|r| (r, Rng::stream(seed, &format!("{name}/reorder")))),
+            outages: cfg.outages.clone(),
+            delayed_inside: 0,
+            tx_packets: 0,
+            tx_bytes: 0,
+        }
+    }
+
+    pub fn is_down(&self, t: Time) -> bool {
+        self.outages.iter().any(|o| t >= o.start && t < o.end)
+    }
+
+    /// Bytes waiting in the queue (not yet being transmitted) at `now`.
+    pub fn queued_bytes(&mut self, now: Time) -> u64 {
+        match &mut self.disc {
+            Discipline::DropTail { waiting, waiting_bytes, .. } => {
+                while let Some(&(start, sz)) = waiting.front() {
+                    if start > now {
+                        break;
+                    }
+                    waiting.pop_front();
+                    *waiting_bytes -= sz as u64;
+                }
+                *waiting_bytes
+            }
+            Discipline::CoDel { q, .. } => q.bytes(),
+        }
+    }
+
+    /// Visit every packet inside the channel (queued, in transmission or propagating).
+    pub fn for_each_inside(&self, mut f: impl FnMut(&Packet)) {
+        if let Discipline::CoDel { q, .. } = &self.disc {
+            q.for_each(|p| f(p));
+        }
+        for (_, p) in &self.flight {
+            f(p);
+        }
+    }
+
+    /// Offer a packet at `now`. `Err` carries a refused packet with its drop cause.
+    pub fn enqueue(&mut self, pkt: Packet, now: Time, wakes: &mut Wakes) -> Result<(), (Packet, DropCause)> {
+        let size = pkt.wire_bytes();
+        if size > self.mtu {
+            return Err((pkt, DropCause::Mtu));
+        }
+        if self.is_down(now) {
+            return Err((pkt, DropCause::LinkDown));
+        }
+        let queued = self.queued_bytes(now);
+        match &mut self.disc {
+            Discipline::DropTail { limits, waiting, waiting_bytes } => {
+                let start = now.max(self.busy_until);
+                if start > now {
+                    if !limits.admits(queued, waiting.len() as u64, size as u64) {
+                        return Err((pkt, DropCause::QueueFull));
+                    }
+                    waiting.push_back((start, size));
+                    *waiting_bytes += size as u64;
+                }
+                self.transmit(pkt, size, start, wakes);
+                Ok(())
+            }
+            Discipline::CoDel { q, tx_busy } => {
+                if *tx_busy {
+                    return q.enqueue(pkt, size, now).map_err(|p| (p, DropCause::QueueFull));
+                }
+                *tx_busy = true;
+                wakes.tx_done = Some(now + self.rate.tx_time(size as u64));
+                self.transmit(pkt, size, now, wakes);
+                Ok(())
+            }
+        }
+    }
+
+    /// End of a transmission on the CoDel path: dequeue the next packet (CoDel may drop some,
+    /// which are appended to `dropped`).
+    pub fn tx_done(&mut self, now: Time, wakes: &mut Wakes, dropped: &mut Vec<Packet>) {
+        let Discipline::CoDel { q, tx_busy } = &mut self.disc else { return };
+        match q.dequeue(now, dropped) {
+            Some(e) => {
+                wakes.tx_done = Some(now + self.rate.tx_time(e.size as u64));
+                self.transmit(e.pkt, e.size, now, wakes);
+            }
+            None => *tx_busy = false,
+        }
+    }
+
+    /// Start transmitting at `start`: the packet arrives at the far end after serialization and
+    /// propagation (plus the reordering delay, if drawn).
+    fn transmit(&mut self, pkt: Packet, size: u32, start: Time, wakes: &mut Wakes) {
+        let end = start + self.rate.tx_time(size as u64);
+        self.busy_until = end;
+        self.tx_packets += 1;
+        self.tx_bytes += size as u64;
+        let at = end + self.delay;
+        if let Some((cfg, rng)) = &mut self.reorder {
+            if rng.bernoulli(cfg.probability) {
+                self.delayed_inside += 1;
+                wakes.delayed = Some((at + cfg.delay, pkt));
+                return;
+            }
+        }
+        self.flight.push_back((at, pkt));
+        if !self.arrival_scheduled {
+            self.arrival_scheduled = true;
+            wakes.arrival = Some(at);
+        }
+    }
+
+    /// The head's arrival event fired at `now`: pop it and report whether it survives the error
+    /// model and outages. Schedules the next head's arrival through `wakes`.
+    pub fn arrive(&mut self, now: Time, wakes: &mut Wakes) -> Option<Result<Packet, (Packet, DropCause)>> {
+        let (at, pkt) = self.flight.pop_front()?;
+        debug_assert_eq!(at, now);
+        self.arrival_scheduled = false;
+        if let Some(&(next, _)) = self.flight.front() {
+            self.arrival_scheduled = true;
+            wakes.arrival = Some(next);
+        }
+        Some(self.check_arrival(pkt, now))
+    }
+
+    /// A reordered packet reaches the far end.
+    pub fn arrive_delayed(&mut self, pkt: Packet, now: Time) -> Result<Packet, (Packet, DropCause)> {
+        self.delayed_inside -= 1;
+        self.check_arrival(pkt, now)
+    }
+
+    fn check_arrival(&mut self, pkt: Packet, now: Time) -> Result<Packet, (Packet, DropCause)> {
+        if self.is_down(now) {
+            return Err((pkt, DropCause::LinkDown));
+        }
+        if let Some(em) = &mut self.error {
+            if em.corrupts(pkt.wire_bytes()) {
+                return Err((pkt, DropCause::ErrorModel));
+            }
+        }
+        Ok(pkt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chan(queue: QueueConfig) -> Channel {
+        let cfg = DirectionConfig { queue, ..Default::default() };
+        Channel::new(0, 1, Bandwidth::gbps(1), Dur::from_millis(10), 1500, &cfg, 1, "t")
+    }
+
+    fn pkt(seq: u64) -> Packet {
+        Packet::data(0, 0, 1, seq, 1460, Time::ZERO, false) // 1500 bytes on the wire: 12 us at 1 Gb/s
+    }
+
+    #[test]
+    fn back_to_back_packets_are_serialized_then_propagated() {
+        let mut c = chan(QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(10) });
+        let mut w = Wakes::default();
+        c.enqueue(pkt(0), Time::ZERO, &mut w).unwrap();
+        assert_eq!(w.arrival, Some(Time(12_000 + 10_000_000)));
+        let mut w2 = Wakes::default();
+        c.enqueue(pkt(1), Time::ZERO, &mut w2).unwrap();
+        assert_eq!(w2.arrival, None, "only the head has an event");
+        let mut w3 = Wakes::default();
+        let p = c.arrive(Time(10_012_000), &mut w3).unwrap().unwrap();
+        assert_eq!(p.seq, 0);
+        assert_eq!(w3.arrival, Some(Time(24_000 + 10_000_000)));
+    }
+
+    #[test]
+    fn droptail_packet_limit_counts_only_waiting_packets() {
+        let mut c = chan(QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(2) });
+        let mut w = Wakes::default();
+        // first goes straight to the transmitter, next two wait, the fourth is dropped
+        for i in 0..3 {
+            c.enqueue(pkt(i), Time::ZERO, &mut w).unwrap();
+        }
+        let r = c.enqueue(pkt(3), Time::ZERO, &mut w);
+        assert_eq!(r.unwrap_err().1, DropCause::QueueFull);
+        // once the first transmission ends (12 us) one waiting packet starts: room for one more
+        assert!(c.enqueue(pkt(4), Time(12_000), &mut w).is_ok());
+    }
+
+    #[test]
+    fn outage_drops_on_entry_and_on_arrival() {
+        let cfg = DirectionConfig {
+            outages: vec![Outage { start: Time::from_millis(5), end: Time::from_millis(20) }],
+            ..Default::default()
+        };
+        let mut c = Channel::new(0, 1, Bandwidth::gbps(1), Dur::from_millis(10), 1500, &cfg, 1, "t");
+        let mut w = Wakes::default();
+        c.enqueue(pkt(0), Time::ZERO, &mut w).unwrap(); // arrives at 10.012 ms: inside the outage
+        assert_eq!(c.arrive(w.arrival.unwrap(), &mut Wakes::default()).unwrap().unwrap_err().1, DropCause::LinkDown);
+        assert_eq!(c.enqueue(pkt(1), Time::from_millis(6), &mut w).unwrap_err().1, DropCause::LinkDown);
+    }
+
+    #[test]
+    fn codel_path_transmits_one_packet_per_tx_done() {
+        let mut c = chan(QueueConfig::CoDel {
+            limit_bytes: None,
+            limit_packets: Some(100),
+            target: Dur::from_millis(5),
+            interval: Dur::from_millis(100),
+        });
+        let mut w = Wakes::default();
+        c.enqueue(pkt(0), Time::ZERO, &mut w).unwrap();
+        assert_eq!(w.tx_done, Some(Time(12_000)));
+        let mut w2 = Wakes::default();
+        c.enqueue(pkt(1), Time::ZERO, &mut w2).unwrap();
+        assert!(w2.tx_done.is_none() && w2.arrival.is_none());
+        let mut w3 = Wakes::default();
+        let mut dropped = vec![];
+        c.tx_done(Time(12_000), &mut w3, &mut dropped);
+        assert_eq!(w3.tx_done, Some(Time(24_000)));
+        assert!(dropped.is_empty());
+    }
+}

@@ -1,0 +1,191 @@
+//! What a run records, per flow.
+//!
+//! By default only aggregates: per-bin series (100 ms), a cwnd/ssthresh/state series decimated
+//! to at most one point per `cwnd_interval` (every state change is kept), exact histograms of
+//! RTT and one-way delay, sparse events and counters. `trace = true` adds every RTT sample,
+//! every delivered segment's one-way delay and every cwnd change.
+
+pub mod histogram;
+pub mod pcap;
+pub mod table;
+
+pub use histogram::Histogram;
+pub use table::{Column, Table};
+
+use crate::cca::CaState;
+use crate::time::{Dur, Time};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordConfig {
+    /// Width of the time bins of the series (the publications use 100 ms).
+    #[serde(default = "default_bin")]
+    pub bin: Dur,
+    /// Minimum spacing of recorded cwnd points (state changes are always recorded).
+    #[serde(default = "default_cwnd_interval")]
+    pub cwnd_interval: Dur,
+    /// Record every RTT sample, every delivered segment and every cwnd change.
+    #[serde(default)]
+    pub trace: bool,
+}
+
+fn default_bin() -> Dur {
+    Dur::from_millis(100)
+}
+fn default_cwnd_interval() -> Dur {
+    Dur::from_millis(1)
+}
+
+impl Default for RecordConfig {
+    fn default() -> Self {
+        RecordConfig { bin: default_bin(), cwnd_interval: default_cwnd_interval(), trace: false }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bin {
+    pub delivered_bytes: u64,
+    pub sent_bytes: u64,
+    pub retx_bytes: u64,
+    pub rtt_sum_ns: u64,
+    pub rtt_n: u64,
+    pub owd_sum_ns: u64,
+    pub owd_n: u64,
+    /// Last values seen in the bin (None: no change in this bin).
+    pub cwnd: Option<u64>,
+    pub ssthresh: u64,
+    pub inflight: u64,
+}
+
+/// Per-flow counters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counters {
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmits: u64,
+    pub retx_bytes: u64,
+    pub fast_retransmits: u64,
+    pub rtos: u64,
+    pub acks_received: u64,
+    pub dupacks: u64,
+    pub data_received: u64,
+    pub dup_data_received: u64,
+    pub acks_sent: u64,
+    pub delivered_bytes: u64,
+    pub first_send: Option<Time>,
+    pub last_delivery: Option<Time>,
+    /// Deliveries that did not start where the previous one ended (must stay 0).
+    pub stream_violations: u64,
+    pub spurious_rto_backoffs: u64,
+}
+
+#[derive(Default)]
+pub struct FlowRecorder {
+    cfg: RecordConfig,
+    pub bins: Vec<Bin>,
+    pub cwnd_t: Vec<i64>,
+    pub cwnd_v: Vec<i64>,
+    pub ssthresh_v: Vec<i64>,
+    pub inflight_v: Vec<i64>,
+    pub state_v: Vec<i64>,
+    last_cwnd_t: Option<Time>,
+    last_state: Option<CaState>,
+    pub rtt: Histogram,
+    pub owd: Histogram,
+    pub rtt_trace: Vec<(i64, i64)>,
+    pub owd_trace: Vec<(i64, i64)>,
+    pub events: Vec<(i64, &'static str, f64)>,
+    pub counters: Counters,
+}
+
+impl FlowRecorder {
+    pub fn new(cfg: &RecordConfig) -> Self {
+        FlowRecorder { cfg: cfg.clone(), ..Default::default() }
+    }
+
+    #[inline]
+    fn bin(&mut self, t: Time) -> &mut Bin {
+        let i = (t.0 / self.cfg.bin.0.max(1)) as usize;
+        if i >= self.bins.len() {
+            self.bins.resize(i + 1, Bin::default());
+        }
+        &mut self.bins[i]
+    }
+
+    #[inline]
+    pub fn on_send(&mut self, t: Time, bytes: u32, retx: bool) {
+        let b = self.bin(t);
+        b.sent_bytes += bytes as u64;
+        if retx {
+            b.retx_bytes += bytes as u64;
+        }
+        let c = &mut self.counters;
+        c.segments_sent += 1;
+        c.bytes_sent += bytes as u64;
+        if retx {
+            c.retransmits += 1;
+            c.retx_bytes += bytes as u64;
+        }
+        if c.first_send.is_none() {
+            c.first_send = Some(t);
+        }
+    }
+
+    #[inline]
+    pub fn on_rtt(&mut self, t: Time, rtt: Dur) {
+        self.rtt.record(rtt);
+        let b = self.bin(t);
+        b.rtt_sum_ns += rtt.0;
+        b.rtt_n += 1;
+        if self.cfg.trace {
+            self.rtt_trace.push((t.0 as i64, rtt.0 as i64));
+        }
+    }
+
+    /// Bytes delivered in order to the receiving application; `owd` of the segment.
+    #[inline]
+    pub fn on_delivered(&mut self, t: Time, bytes: u64, owd: Dur) {
+        self.owd.record(owd);
+        let b = self.bin(t);
+        b.delivered_bytes += bytes;
+        b.owd_sum_ns += owd.0;
+        b.owd_n += 1;
+        self.counters.delivered_bytes += bytes;
+        self.counters.last_delivery = Some(t);
+        if self.cfg.trace {
+            self.owd_trace.push((t.0 as i64, owd.0 as i64));
+        }
+    }
+
+    /// cwnd / ssthresh / in-flight / state after an event.
+    #[inline]
+    pub fn on_window(&mut self, t: Time, cwnd: u64, ssthresh: u64, inflight: u64, state: CaState) {
+        let b = self.bin(t);
+        b.cwnd = Some(cwnd);
+        b.ssthresh = ssthresh;
+        b.inflight = inflight;
+        let state_changed = self.last_state != Some(state);
+        let due = self.last_cwnd_t.is_none_or(|l| t - l >= self.cfg.cwnd_interval);
+        let changed = self.cwnd_v.last() != Some(&(cwnd as i64));
+        if state_changed || (changed && (due || self.cfg.trace)) {
+            self.cwnd_t.push(t.0 as i64);
+            self.cwnd_v.push(cwnd as i64);
+            self.ssthresh_v.push(if ssthresh == u64::MAX { -1 } else { ssthresh as i64 });
+            self.inflight_v.push(inflight as i64);
+            self.state_v.push(state as i64);
+            self.last_cwnd_t = Some(t);
+            self.last_state = Some(state);
+        }
+    }
+
+    pub fn event(&mut self, t: Time, kind: &'static str, value: f64) {
+        self.events.push((t.0 as i64, kind, value));
+    }
+
+    pub fn bin_width(&self) -> Dur {
+        self.cfg.bin
+    }
+    pub fn trace(&self) -> bool {
+        self.cfg.trace
+    }
+}

@@ -1,0 +1,149 @@
+//! The normalized run configuration: every quantity in base units (ns, bytes, bit/s). The
+//! Python layer parses TOML scenarios with units into this structure (as JSON); Rust benchmarks
+//! and tests build it directly.
+
+use crate::net::DirectionConfig;
+use crate::record::RecordConfig;
+use crate::tcp::app::AppConfig;
+use crate::tcp::TcpConfig;
+use crate::time::{Bandwidth, Dur, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default = "d_seed")]
+    pub seed: u64,
+    pub duration: Dur,
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkConfig>,
+    pub flows: Vec<FlowConfig>,
+    #[serde(default)]
+    pub record: RecordConfig,
+    #[serde(default)]
+    pub pcap: Option<PcapConfig>,
+}
+
+fn d_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// Node indices of the two ends.
+    pub a: u16,
+    pub b: u16,
+    pub rate: Bandwidth,
+    pub delay: Dur,
+    #[serde(default = "d_mtu")]
+    pub mtu: u32,
+    /// Options of the a -> b direction.
+    #[serde(default)]
+    pub ab: DirectionConfig,
+    /// Options of the b -> a direction.
+    #[serde(default)]
+    pub ba: DirectionConfig,
+}
+
+fn d_mtu() -> u32 {
+    1500
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    pub src: u16,
+    pub dst: u16,
+    #[serde(default)]
+    pub start: Time,
+    #[serde(default)]
+    pub stop: Option<Time>,
+    #[serde(default = "d_cca")]
+    pub cca: String,
+    #[serde(default)]
+    pub cca_params: BTreeMap<String, f64>,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    #[serde(default)]
+    pub app: AppConfig,
+}
+
+fn d_cca() -> String {
+    "newreno".into()
+}
+
+/// Capture one direction of one link to a pcap file (Wireshark / tshark readable).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcapConfig {
+    pub link: usize,
+    /// "ab" or "ba".
+    #[serde(default = "d_dir")]
+    pub direction: String,
+    pub path: String,
+}
+
+fn d_dir() -> String {
+    "ab".into()
+}
+
+impl SimConfig {
+    pub fn from_json(s: &str) -> Result<SimConfig, String> {
+        serde_json::from_str(s).map_err(|e| format!("invalid run configuration: {e}"))
+    }
+
+    /// Structural checks the type system cannot express.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.nodes.len();
+        if n < 2 {
+            return Err("a scenario needs at least two nodes".into());
+        }
+        if n > u16::MAX as usize {
+            return Err("too many nodes".into());
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            if l.a as usize >= n || l.b as usize >= n || l.a == l.b {
+                return Err(format!("links[{i}]: ends must be two different existing nodes"));
+            }
+            if l.rate.0 == 0 {
+                return Err(format!("links[{i}].rate must be positive"));
+            }
+            if l.mtu < 100 {
+                return Err(format!("links[{i}].mtu must be at least 100 bytes"));
+            }
+        }
+        if self.flows.is_empty() {
+            return Err("a scenario needs at least one flow".into());
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.src as usize >= n || f.dst as usize >= n || f.src == f.dst {
+                return Err(format!("flows[{i}]: src and dst must be two different existing nodes"));
+            }
+            if f.tcp.mss == 0 || f.tcp.mss > 65_000 {
+                return Err(format!("flows[{i}].tcp.mss must be in 1..=65000"));
+            }
+            if f.tcp.initial_cwnd == 0 {
+                return Err(format!("flows[{i}].tcp.initial_cwnd must be at least 1"));
+            }
+            if f.tcp.snd_buf < f.tcp.mss as u64 || f.tcp.rcv_buf < f.tcp.mss as u64 {
+                return Err(format!("flows[{i}].tcp: snd_buf and rcv_buf must hold at least one segment"));
+            }
+            if let Some(stop) = f.stop {
+                if stop < f.start {
+                    return Err(format!("flows[{i}]: stop is before start"));
+                }
+            }
+            crate::cca::build(&f.cca, &f.cca_params).map_err(|e| format!("flows[{i}]: {e}"))?;
+        }
+        if let Some(p) = &self.pcap {
+            if p.link >= self.links.len() || !(p.direction == "ab" || p.direction == "ba") {
+                return Err("pcap: link must be an existing link index and direction 'ab' or 'ba'".into());
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,435 @@
+//! The simulation world: nodes, channels, flows, and the event loop that ties the engine, the
+//! network and the TCP endpoints together.
+
+pub mod config;
+mod output;
+
+pub use config::{FlowConfig, LinkConfig, PcapConfig, SimConfig};
+pub use output::RunOutput;
+
+use crate::cca;
+use crate::engine::Scheduler;
+use crate::net::{Channel, DropCause, Kind, NodeId, Packet, Wakes};
+use crate::record::pcap::PcapWriter;
+use crate::record::FlowRecorder;
+use crate::tcp::{Ctx, TcpReceiver, TcpSender, TimerKind};
+use crate::time::Time;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Events of the simulation. Ordering among simultaneous events: see [`crate::engine`].
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// The head of channel `chan`'s propagation FIFO arrives at the far end.
+    Arrive { chan: u32 },
+    /// End of a transmission on a channel with a real queue (CoDel).
+    TxDone { chan: u32 },
+    /// A reordered packet (held in `delayed[slot]`) arrives.
+    Delayed { chan: u32, slot: u32 },
+    /// A TCP timer.
+    Timer { flow: u32, kind: TimerKind, gen: u32 },
+    FlowStart { flow: u32 },
+    FlowStop { flow: u32 },
+}
+
+struct Flow {
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    rec: FlowRecorder,
+    cca_name: String,
+}
+
+/// Packet accounting per (flow, kind) for the conservation invariant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Accounting {
+    pub emitted: u64,
+    pub arrived: u64,
+    pub dropped: u64,
+    pub emitted_bytes: u64,
+    pub arrived_bytes: u64,
+    pub dropped_bytes: u64,
+}
+
+pub struct Simulation {
+    cfg: SimConfig,
+    sched: Scheduler<Event>,
+    chans: Vec<Channel>,
+    /// route[node][dst] = channel to take.
+    route: Vec<Vec<Option<u32>>>,
+    flows: Vec<Flow>,
+    delayed: Vec<Option<Packet>>,
+    delayed_free: Vec<u32>,
+    /// (chan, flow, kind, cause) -> (packets, bytes)
+    drops: BTreeMap<(u32, u32, u8, DropCause), (u64, u64)>,
+    /// per flow: [data, ack]
+    acct: Vec<[Accounting; 2]>,
+    outbox: Vec<Packet>,
+    timer_reqs: Vec<(TimerKind, Time, u32)>,
+    forward: VecDeque<(NodeId, Packet)>,
+    codel_dropped: Vec<Packet>,
+    pcap: Option<(u32, PcapWriter)>,
+    finished: bool,
+}
+
+impl Simulation {
+    pub fn new(cfg: SimConfig) -> Result<Simulation, String> {
+        cfg.validate()?;
+        let mut chans = Vec::new();
+        for (i, l) in cfg.links.iter().enumerate() {
+            chans.push(Channel::new(l.a, l.b, l.rate, l.delay, l.mtu, &l.ab, cfg.seed, &format!("link/{i}/ab")));
+            chans.push(Channel::new(l.b, l.a, l.rate, l.delay, l.mtu, &l.ba, cfg.seed, &format!("link/{i}/ba")));
+        }
+        let route = Self::routes(cfg.nodes.len(), &chans);
+        let mut flows = Vec::new();
+        for (i, f) in cfg.flows.iter().enumerate() {
+            for (from, to) in [(f.src, f.dst), (f.dst, f.src)] {
+                if route[from as usize][to as usize].is_none() {
+                    return Err(format!(
+                        "flows[{i}]: no path from node '{}' to node '{}'",
+                        cfg.nodes[from as usize], cfg.nodes[to as usize]
+                    ));
+                }
+            }
+            let algo = cca::build(&f.cca, &f.cca_params).map_err(|e| format!("flows[{i}]: {e}"))?;
+            let cca_name = algo.name().to_string();
+            flows.push(Flow {
+                sender: TcpSender::new(i as u32, f.src, f.dst, &f.tcp, &f.app, f.start, algo),
+                receiver: TcpReceiver::new(i as u32, f.dst, f.src, &f.tcp),
+                rec: FlowRecorder::new(&cfg.record),
+                cca_name,
+            });
+        }
+        let pcap = match &cfg.pcap {
+            Some(p) => {
+                let w = PcapWriter::create(&p.path).map_err(|e| format!("pcap: cannot create '{}': {e}", p.path))?;
+                let chan = (2 * p.link + usize::from(p.direction == "ba")) as u32;
+                Some((chan, w))
+            }
+            None => None,
+        };
+        let mut sched = Scheduler::new();
+        for (i, f) in cfg.flows.iter().enumerate() {
+            sched.schedule(f.start, Event::FlowStart { flow: i as u32 });
+            if let Some(stop) = f.stop {
+                sched.schedule(stop, Event::FlowStop { flow: i as u32 });
+            }
+        }
+        let nflows = flows.len();
+        Ok(Simulation {
+            cfg,
+            sched,
+            chans,
+            route,
+            flows,
+            delayed: Vec::new(),
+            delayed_free: Vec::new(),
+            drops: BTreeMap::new(),
+            acct: vec![[Accounting::default(); 2]; nflows],
+            outbox: Vec::with_capacity(64),
+            timer_reqs: Vec::with_capacity(16),
+            forward: VecDeque::with_capacity(64),
+            codel_dropped: Vec::new(),
+            pcap,
+            finished: false,
+        })
+    }
+
+    /// Shortest paths in hops (breadth-first from each destination over reversed channels);
+    /// ties go to the lower channel index, so routes are deterministic.
+    fn routes(n: usize, chans: &[Channel]) -> Vec<Vec<Option<u32>>> {
+        let mut route = vec![vec![None; n]; n];
+        for dst in 0..n {
+            let mut dist = vec![usize::MAX; n];
+            dist[dst] = 0;
+            let mut q = VecDeque::from([dst]);
+            while let Some(v) = q.pop_front() {
+                for (ci, c) in chans.iter().enumerate() {
+                    if c.to as usize == v && dist[c.from as usize] == usize::MAX {
+                        dist[c.from as usize] = dist[v] + 1;
+                        route[c.from as usize][dst] = Some(ci as u32);
+                        q.push_back(c.from as usize);
+                    }
+                }
+            }
+        }
+        route
+    }
+
+    pub fn now(&self) -> Time {
+        self.sched.now()
+    }
+    pub fn config(&self) -> &SimConfig {
+        &self.cfg
+    }
+
+    /// Run to the configured duration.
+    pub fn run(&mut self) {
+        let end = Time(self.cfg.duration.0);
+        self.run_until(end);
+        self.finished = true;
+    }
+
+    /// Run events up to and including time `until`.
+    pub fn run_until(&mut self, until: Time) {
+        while let Some((_, ev)) = self.sched.pop_until(until) {
+            self.handle(ev);
+        }
+        self.sched.advance_to(until);
+    }
+
+    fn handle(&mut self, ev: Event) {
+        let now = self.sched.now();
+        match ev {
+            Event::Arrive { chan } => {
+                let mut w = Wakes::default();
+                let r = self.chans[chan as usize].arrive(now, &mut w);
+                self.apply_wakes(chan, w);
+                if let Some(r) = r {
+                    self.after_channel(chan, r);
+                }
+            }
+            Event::Delayed { chan, slot } => {
+                let pkt = self.delayed[slot as usize].take().expect("delayed packet");
+                self.delayed_free.push(slot);
+                let r = self.chans[chan as usize].arrive_delayed(pkt, now);
+                self.after_channel(chan, r);
+            }
+            Event::TxDone { chan } => {
+                let mut w = Wakes::default();
+                let mut dropped = std::mem::take(&mut self.codel_dropped);
+                self.chans[chan as usize].tx_done(now, &mut w, &mut dropped);
+                for p in dropped.drain(..) {
+                    self.count_drop(chan, &p, DropCause::Aqm);
+                }
+                self.codel_dropped = dropped;
+                self.apply_wakes(chan, w);
+            }
+            Event::Timer { flow, kind, gen } => {
+                self.with_flow(flow, |f, ctx| match kind {
+                    TimerKind::DelAck => f.receiver.on_timer(gen, ctx),
+                    _ => f.sender.on_timer(kind, gen, ctx),
+                });
+            }
+            Event::FlowStart { flow } => {
+                self.with_flow(flow, |f, ctx| {
+                    ctx.rec.event(ctx.now, "start", 0.0);
+                    f.sender.start(ctx)
+                });
+            }
+            Event::FlowStop { flow } => {
+                self.with_flow(flow, |f, ctx| {
+                    ctx.rec.event(ctx.now, "stop", 0.0);
+                    f.sender.stop(ctx)
+                });
+            }
+        }
+        self.pump();
+    }
+
+    /// Run `f` on a flow's endpoints, then queue what it sent and the timers it armed.
+    fn with_flow(&mut self, flow: u32, f: impl FnOnce(&mut FlowParts, &mut Ctx)) {
+        let now = self.sched.now();
+        let mut out = std::mem::take(&mut self.outbox);
+        let mut timers = std::mem::take(&mut self.timer_reqs);
+        {
+            let fl = &mut self.flows[flow as usize];
+            let mut parts = FlowParts { sender: &mut fl.sender, receiver: &mut fl.receiver };
+            let mut ctx = Ctx { now, out: &mut out, timers: &mut timers, rec: &mut fl.rec };
+            f(&mut parts, &mut ctx);
+        }
+        for (kind, t, gen) in timers.drain(..) {
+            self.sched.schedule(t, Event::Timer { flow, kind, gen });
+        }
+        for p in out.drain(..) {
+            let k = (p.kind == Kind::Ack) as usize;
+            let a = &mut self.acct[flow as usize][k];
+            a.emitted += 1;
+            a.emitted_bytes += p.len as u64;
+            self.forward.push_back((p.src, p));
+        }
+        self.outbox = out;
+        self.timer_reqs = timers;
+    }
+
+    /// Forward queued packets hop by hop until each sits in a channel or reached its endpoint.
+    fn pump(&mut self) {
+        while let Some((node, pkt)) = self.forward.pop_front() {
+            if pkt.dst == node {
+                self.at_endpoint(pkt);
+                continue;
+            }
+            let chan = self.route[node as usize][pkt.dst as usize].expect("routes checked at set-up");
+            let now = self.sched.now();
+            let mut w = Wakes::default();
+            let r = self.chans[chan as usize].enqueue(pkt, now, &mut w);
+            if let Err((p, cause)) = r {
+                self.count_drop(chan, &p, cause);
+            }
+            self.apply_wakes(chan, w);
+        }
+    }
+
+    fn at_endpoint(&mut self, pkt: Packet) {
+        let flow = pkt.flow;
+        let k = (pkt.kind == Kind::Ack) as usize;
+        let a = &mut self.acct[flow as usize][k];
+        a.arrived += 1;
+        a.arrived_bytes += pkt.len as u64;
+        match pkt.kind {
+            Kind::Data => self.with_flow(flow, |f, ctx| f.receiver.on_data(&pkt, ctx)),
+            Kind::Ack => self.with_flow(flow, |f, ctx| f.sender.on_ack(&pkt, ctx)),
+        }
+    }
+
+    fn after_channel(&mut self, chan: u32, r: Result<Packet, (Packet, DropCause)>) {
+        match r {
+            Ok(p) => {
+                if let Some((c, w)) = &mut self.pcap {
+                    if *c == chan {
+                        w.write(self.sched.now(), &p);
+                    }
+                }
+                let to = self.chans[chan as usize].to;
+                self.forward.push_back((to, p));
+            }
+            Err((p, cause)) => self.count_drop(chan, &p, cause),
+        }
+    }
+
+    fn apply_wakes(&mut self, chan: u32, w: Wakes) {
+        if let Some(t) = w.arrival {
+            self.sched.schedule(t, Event::Arrive { chan });
+        }
+        if let Some(t) = w.tx_done {
+            self.sched.schedule(t, Event::TxDone { chan });
+        }
+        if let Some((t, p)) = w.delayed {
+            let slot = match self.delayed_free.pop() {
+                Some(s) => {
+                    self.delayed[s as usize] = Some(p);
+                    s
+                }
+                None => {
+                    self.delayed.push(Some(p));
+                    (self.delayed.len() - 1) as u32
+                }
+            };
+            self.sched.schedule(t, Event::Delayed { chan, slot });
+        }
+    }
+
+    fn count_drop(&mut self, chan: u32, p: &Packet, cause: DropCause) {
+        let k = (p.kind == Kind::Ack) as u8;
+        let e = self.drops.entry((chan, p.flow, k, cause)).or_default();
+        e.0 += 1;
+        e.1 += p.wire_bytes() as u64;
+        let a = &mut self.acct[p.flow as usize][k as usize];
+        a.dropped += 1;
+        a.dropped_bytes += p.len as u64;
+    }
+
+    /// Packets currently inside the network, per flow and kind: (packets, payload bytes).
+    pub fn inside(&self) -> Vec<[(u64, u64); 2]> {
+        let mut v = vec![[(0u64, 0u64); 2]; self.flows.len()];
+        for c in &self.chans {
+            c.for_each_inside(|p| {
+                let e = &mut v[p.flow as usize][(p.kind == Kind::Ack) as usize];
+                e.0 += 1;
+                e.1 += p.len as u64;
+            });
+        }
+        for p in self.delayed.iter().flatten() {
+            let e = &mut v[p.flow as usize][(p.kind == Kind::Ack) as usize];
+            e.0 += 1;
+            e.1 += p.len as u64;
+        }
+        v
+    }
+
+    /// The engine invariants; an error names the first one violated.
+    ///
+    /// - Conservation: every packet (and payload byte) an endpoint emitted arrived at its
+    ///   destination, was dropped with a cause, or is still inside the network.
+    /// - The receiver delivered a contiguous byte stream, each byte once, in order.
+    /// - Every sender's scoreboard counters agree with a recount.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let inside = self.inside();
+        for (i, f) in self.flows.iter().enumerate() {
+            for (k, name) in [(0, "data"), (1, "ack")] {
+                let a = self.acct[i][k];
+                let (ip, ib) = inside[i][k];
+                if a.emitted != a.arrived + a.dropped + ip {
+                    return Err(format!(
+                        "flow {i} {name}: {} packets emitted != {} arrived + {} dropped + {} inside",
+                        a.emitted, a.arrived, a.dropped, ip
+                    ));
+                }
+                if a.emitted_bytes != a.arrived_bytes + a.dropped_bytes + ib {
+                    return Err(format!("flow {i} {name}: payload bytes not conserved"));
+                }
+            }
+            if f.rec.counters.stream_violations != 0 {
+                return Err(format!("flow {i}: receiver delivered out of order or twice"));
+            }
+            if f.receiver.delivered != f.receiver.rcv_nxt {
+                return Err(format!("flow {i}: delivered bytes != rcv_nxt"));
+            }
+            if f.receiver.rcv_nxt > f.sender.sb.snd_nxt {
+                return Err(format!("flow {i}: receiver got bytes never sent"));
+            }
+            if f.sender.sb.snd_una > f.receiver.rcv_nxt {
+                return Err(format!("flow {i}: sender saw an ACK for bytes not received"));
+            }
+            f.sender.sb.check().map_err(|e| format!("flow {i}: scoreboard: {e}"))?;
+        }
+        Ok(())
+    }
+
+    pub fn accounting(&self, flow: usize) -> [Accounting; 2] {
+        self.acct[flow]
+    }
+    pub fn events_processed(&self) -> u64 {
+        self.sched.processed()
+    }
+    pub fn flow_count(&self) -> usize {
+        self.flows.len()
+    }
+    pub fn sender(&self, flow: usize) -> &TcpSender {
+        &self.flows[flow].sender
+    }
+    pub fn receiver(&self, flow: usize) -> &TcpReceiver {
+        &self.flows[flow].receiver
+    }
+    pub fn recorder(&self, flow: usize) -> &FlowRecorder {
+        &self.flows[flow].rec
+    }
+    /// Drop counts: (channel, flow, is_ack, cause) -> (packets, wire bytes).
+    pub fn drops(&self) -> &BTreeMap<(u32, u32, u8, DropCause), (u64, u64)> {
+        &self.drops
+    }
+
+    /// Finish the pcap file (if any).
+    pub fn close_pcap(&mut self) -> Result<Option<u64>, String> {
+        match &mut self.pcap {
+            Some((_, w)) => {
+                w.finish().map_err(|e| format!("pcap: {e}"))?;
+                Ok(Some(w.packets))
+            }
+            None => Ok(None),
+        }
+    }
+}
+
+/// Mutable access to a flow's two endpoints.
+struct FlowParts<'a> {
+    sender: &'a mut TcpSender,
+    receiver: &'a mut TcpReceiver,
+}
+
+/// Build, run and collect a configuration in one call.
+pub fn run(cfg: SimConfig) -> Result<RunOutput, String> {
+    let mut sim = Simulation::new(cfg)?;
+    sim.run();
+    sim.check_invariants().map_err(|e| format!("internal invariant violated: {e}"))?;
+    let pcap = sim.close_pcap()?;
+    Ok(RunOutput::collect(&sim, pcap))
+}

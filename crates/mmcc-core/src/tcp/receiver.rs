@@ -1,0 +1,180 @@
+//! The TCP receiver: in-order delivery to the application, out-of-order buffering, SACK blocks
+//! (RFC 2018) and delayed ACKs (RFC 5681 section 4.2: at least every second full segment, an
+//! immediate ACK for out-of-order data or when a hole is filled).
+
+use super::{Ctx, TcpConfig, TimerKind};
+use crate::engine::timer::Fired;
+use crate::engine::LazyTimer;
+use crate::net::packet::MAX_SACK_BLOCKS;
+use crate::net::{FlowId, Kind, NodeId, Packet, Range};
+use crate::time::Time;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug)]
+struct OooRange {
+    start: u64,
+    end: u64,
+    /// Update counter of the last segment added (for RFC 2018 block order).
+    stamp: u64,
+}
+
+pub struct TcpReceiver {
+    pub flow: FlowId,
+    pub node: NodeId,
+    pub peer: NodeId,
+    sack: bool,
+    delack_count: u32,
+    delack_timeout: crate::time::Dur,
+    rcv_buf: u64,
+    /// Next byte expected in order.
+    pub rcv_nxt: u64,
+    ooo: Vec<OooRange>,
+    /// Out-of-order segments: seq -> (len, send time), for their one-way delay at delivery.
+    ooo_segs: BTreeMap<u64, (u32, Time)>,
+    stamp: u64,
+    pending: u32,
+    delack: LazyTimer,
+    /// Application bytes delivered in order.
+    pub delivered: u64,
+}
+
+impl TcpReceiver {
+    pub fn new(flow: FlowId, node: NodeId, peer: NodeId, cfg: &TcpConfig) -> TcpReceiver {
+        TcpReceiver {
+            flow,
+            node,
+            peer,
+            sack: cfg.sack,
+            delack_count: cfg.delack_count.max(1),
+            delack_timeout: cfg.delack_timeout,
+            rcv_buf: cfg.rcv_buf,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            ooo_segs: BTreeMap::new(),
+            stamp: 0,
+            pending: 0,
+            delack: LazyTimer::new(),
+            delivered: 0,
+        }
+    }
+
+    fn deliver(&mut self, seq: u64, len: u64, sent_at: Time, ctx: &mut Ctx) {
+        if seq != self.delivered {
+            ctx.rec.counters.stream_violations += 1;
+        }
+        self.delivered = seq + len;
+        ctx.rec.on_delivered(ctx.now, len, ctx.now - sent_at);
+    }
+
+    /// A data segment arrived.
+    pub fn on_data(&mut self, pkt: &Packet, ctx: &mut Ctx) {
+        ctx.rec.counters.data_received += 1;
+        let (s, e) = (pkt.seq, pkt.seq + pkt.len as u64);
+        if e <= self.rcv_nxt {
+            // Entirely old: a spurious retransmission. ACK at once (RFC 5681).
+            ctx.rec.counters.dup_data_received += 1;
+            self.send_ack(ctx);
+            return;
+        }
+        if s <= self.rcv_nxt {
+            let had_hole = !self.ooo.is_empty();
+            let from = self.rcv_nxt;
+            self.deliver(from, e - from, pkt.sent_at, ctx);
+            self.rcv_nxt = e;
+            self.pull_in_order(ctx);
+            if had_hole {
+                self.send_ack(ctx);
+            } else {
+                self.pending += 1;
+                if self.pending >= self.delack_count {
+                    self.send_ack(ctx);
+                } else if let Some((t, g)) = self.delack.arm(ctx.now + self.delack_timeout) {
+                    ctx.timers.push((TimerKind::DelAck, t, g));
+                }
+            }
+            return;
+        }
+        // Out of order: keep it, ACK at once with SACK.
+        if self.ooo_segs.contains_key(&s) {
+            ctx.rec.counters.dup_data_received += 1;
+        } else {
+            self.ooo_segs.insert(s, (pkt.len, pkt.sent_at));
+            self.insert_ooo(s, e);
+        }
+        self.send_ack(ctx);
+    }
+
+    fn insert_ooo(&mut self, s: u64, e: u64) {
+        self.stamp += 1;
+        let lo = self.ooo.partition_point(|r| r.end < s);
+        let hi = self.ooo.partition_point(|r| r.start <= e);
+        let start = self.ooo[lo..hi].first().map_or(s, |r| r.start.min(s));
+        let end = self.ooo[lo..hi].last().map_or(e, |r| r.end.max(e));
+        self.ooo.splice(lo..hi, [OooRange { start, end, stamp: self.stamp }]);
+    }
+
+    /// Move out-of-order data that has become in order to the application.
+    fn pull_in_order(&mut self, ctx: &mut Ctx) {
+        while let Some(r) = self.ooo.first().copied() {
+            if r.start > self.rcv_nxt {
+                break;
+            }
+            self.ooo.remove(0);
+            while let Some((&seq, &(len, sent_at))) = self.ooo_segs.first_key_value() {
+                if seq >= r.end {
+                    break;
+                }
+                self.ooo_segs.pop_first();
+                let end = seq + len as u64;
+                if end > self.rcv_nxt {
+                    let from = self.rcv_nxt.max(seq);
+                    self.deliver(from, end - from, sent_at, ctx);
+                    self.rcv_nxt = end;
+                }
+            }
+            self.rcv_nxt = self.rcv_nxt.max(r.end);
+        }
+    }
+
+    fn send_ack(&mut self, ctx: &mut Ctx) {
+        self.pending = 0;
+        self.delack.cancel();
+        let mut pkt = Packet::data(self.flow, self.node, self.peer, 0, 0, ctx.now, false);
+        pkt.kind = Kind::Ack;
+        pkt.ack = self.rcv_nxt;
+        pkt.rwnd = self.rcv_buf;
+        if self.sack && !self.ooo.is_empty() {
+            // RFC 2018: the block holding the latest segment first, then the most recently
+            // updated others.
+            let mut idx: Vec<usize> = (0..self.ooo.len()).collect();
+            if idx.len() > MAX_SACK_BLOCKS {
+                idx.select_nth_unstable_by(MAX_SACK_BLOCKS - 1, |&a, &b| self.ooo[b].stamp.cmp(&self.ooo[a].stamp));
+                idx.truncate(MAX_SACK_BLOCKS);
+            }
+            idx.sort_by(|&a, &b| self.ooo[b].stamp.cmp(&self.ooo[a].stamp));
+            for (k, &i) in idx.iter().enumerate() {
+                pkt.sack[k] = Range::new(self.ooo[i].start, self.ooo[i].end);
+            }
+            pkt.nsack = idx.len() as u8;
+        }
+        ctx.rec.counters.acks_sent += 1;
+        ctx.out.push(pkt);
+    }
+
+    pub fn on_timer(&mut self, gen: u32, ctx: &mut Ctx) {
+        match self.delack.fire(ctx.now, gen) {
+            Fired::Ignore => {}
+            Fired::Reschedule(t, g) => ctx.timers.push((TimerKind::DelAck, t, g)),
+            Fired::Expired => {
+                if self.pending > 0 {
+                    self.send_ack(ctx);
+                }
+            }
+        }
+    }
+
+    /// Bytes held out of order.
+    pub fn ooo_bytes(&self) -> u64 {
+        self.ooo.iter().map(|r| r.end - r.start).sum()
+    }
+}

@@ -1,0 +1,522 @@
+//! The sender's scoreboard: every segment sent and not yet cumulatively acknowledged, with its
+//! SACK / lost / retransmitted state, the RFC 6675 loss rule and the "pipe" estimate.
+//!
+//! Counters follow Linux's accounting (`packets_in_flight = packets_out - (sacked_out + lost_out)
+//! + retrans_out`), in bytes:
+//! `pipe = (snd_nxt - snd_una) - sacked - lost + retransmitted_in_flight`,
+//! which is RFC 6675's `SetPipe()` for our segment model.
+//!
+//! SACK processing keeps the receiver's SACKed ranges merged; each arriving block is compared
+//! with them and only the newly covered bytes are walked, so a large block repeated on every ACK
+//! costs nothing after its first report.
+
+use crate::net::Range;
+use crate::time::Time;
+use std::collections::VecDeque;
+
+/// One segment in flight (or lost, or SACKed, but not yet cumulatively acknowledged).
+#[derive(Clone, Copy, Debug)]
+pub struct SegRec {
+    pub seq: u64,
+    pub len: u32,
+    /// Time of the latest transmission of this segment.
+    pub sent_at: Time,
+    pub tx_count: u16,
+    pub sacked: bool,
+    pub lost: bool,
+    /// A retransmission of this segment is in flight (counted in `retrans_bytes`).
+    pub rtx_inflight: bool,
+    // Delivery-rate snapshot at the latest transmission (draft-cheng-iccrg-delivery-rate-estimation).
+    pub delivered: u64,
+    pub delivered_time: Time,
+    pub first_sent_time: Time,
+    pub app_limited: bool,
+}
+
+impl SegRec {
+    pub fn end(&self) -> u64 {
+        self.seq + self.len as u64
+    }
+}
+
+/// What one ACK did to the scoreboard.
+#[derive(Debug, Default)]
+pub struct AckOutcome {
+    /// Bytes newly acknowledged cumulatively (including ones SACKed before).
+    pub cum_acked: u64,
+    /// Segments newly acknowledged cumulatively.
+    pub cum_segments: u32,
+    /// Bytes delivered by this ACK that were not known delivered before (RFC 6937 DeliveredData):
+    /// newly cumulatively acked bytes not SACKed before, plus newly SACKed bytes.
+    pub delivered: u64,
+    /// The ACK carried SACK information not seen before.
+    pub new_sack: bool,
+    /// RTT sample candidate: send time of the most recently sent newly delivered segment, if it
+    /// was never retransmitted (Karn's rule).
+    pub rtt_sent_at: Option<Time>,
+    /// Bytes of retransmitted segments that this ACK newly delivered.
+    pub delivered_retransmitted: u64,
+}
+
+#[derive(Default)]
+pub struct Scoreboard {
+    segs: VecDeque<SegRec>,
+    /// Id (sending order index) of `segs[0]`.
+    base_id: u64,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    sacked_bytes: u64,
+    lost_bytes: u64,
+    retrans_bytes: u64,
+    /// Merged SACKed ranges above `snd_una`, sorted.
+    sacked: Vec<Range>,
+    /// Segments with id < `lost_hint` have been examined by the loss rule.
+    lost_hint: u64,
+    /// No segment below this id is lost, unsacked and waiting for a retransmission.
+    rtx_hint: u64,
+}
+
+impl Scoreboard {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Bytes sent and not cumulatively acknowledged (RFC 5681 FlightSize).
+    pub fn outstanding(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+    /// RFC 6675 pipe: bytes estimated to be in the network.
+    pub fn pipe(&self) -> u64 {
+        (self.outstanding() + self.retrans_bytes).saturating_sub(self.sacked_bytes + self.lost_bytes)
+    }
+    pub fn sacked_bytes(&self) -> u64 {
+        self.sacked_bytes
+    }
+    pub fn lost_bytes(&self) -> u64 {
+        self.lost_bytes
+    }
+    pub fn retrans_bytes(&self) -> u64 {
+        self.retrans_bytes
+    }
+    pub fn segments(&self) -> usize {
+        self.segs.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    pub fn highest_sacked(&self) -> Option<u64> {
+        self.sacked.last().map(|r| r.end)
+    }
+
+    fn idx(&self, id: u64) -> usize {
+        (id - self.base_id) as usize
+    }
+    pub fn get(&self, id: u64) -> &SegRec {
+        &self.segs[self.idx(id)]
+    }
+    pub fn get_mut(&mut self, id: u64) -> &mut SegRec {
+        let i = self.idx(id);
+        &mut self.segs[i]
+    }
+    /// Id of the first unacknowledged segment.
+    pub fn head_id(&self) -> Option<u64> {
+        if self.segs.is_empty() {
+            None
+        } else {
+            Some(self.base_id)
+        }
+    }
+
+    /// Index of the segment containing byte `seq` (segments are contiguous and sorted).
+    fn find(&self, seq: u64) -> Option<usize> {
+        if self.segs.is_empty() || seq < self.snd_una || seq >= self.snd_nxt {
+            return None;
+        }
+        let i = self.segs.partition_point(|s| s.end() <= seq);
+        (i < self.segs.len()).then_some(i)
+    }
+
+    /// Record a new segment `[snd_nxt, snd_nxt + len)` sent at `now`. Returns its id.
+    pub fn push_new(&mut self, mut rec: SegRec) -> u64 {
+        debug_assert_eq!(rec.seq, self.snd_nxt);
+        rec.tx_count = 1;
+        self.snd_nxt += rec.len as u64;
+        let id = self.base_id + self.segs.len() as u64;
+        self.segs.push_back(rec);
+        id
+    }
+
+    /// Record a retransmission of segment `id`.
+    pub fn on_retransmit(&mut self, id: u64, now: Time) {
+        let i = self.idx(id);
+        let s = &mut self.segs[i];
+        s.sent_at = now;
+        s.tx_count = s.tx_count.saturating_add(1);
+        if !s.rtx_inflight && !s.sacked {
+            s.rtx_inflight = true;
+            self.retrans_bytes += s.len as u64;
+        }
+    }
+
+    /// Apply a cumulative ACK and SACK blocks. Calls `on_delivered` for every segment newly
+    /// delivered (cumulatively acked without an earlier SACK, or newly SACKed).
+    pub fn on_ack(&mut self, ack: u64, blocks: &[Range], mut on_delivered: impl FnMut(&SegRec)) -> AckOutcome {
+        let mut out = AckOutcome::default();
+        let mut newest: Option<(Time, bool)> = None; // (sent_at, never retransmitted)
+        let mut note = |s: &SegRec, out: &mut AckOutcome| {
+            out.delivered += s.len as u64;
+            if s.tx_count > 1 {
+                out.delivered_retransmitted += s.len as u64;
+            }
+            if newest.is_none_or(|(t, _)| s.sent_at >= t) {
+                newest = Some((s.sent_at, s.tx_count == 1));
+            }
+        };
+
+        // Cumulative part.
+        let ack = ack.min(self.snd_nxt);
+        if ack > self.snd_una {
+            while let Some(s) = self.segs.front() {
+                if s.end() > ack {
+                    break;
+                }
+                let s = self.segs.pop_front().expect("front");
+                self.base_id += 1;
+                out.cum_acked += s.len as u64;
+                out.cum_segments += 1;
+                if s.sacked {
+                    self.sacked_bytes -= s.len as u64;
+                } else {
+                    note(&s, &mut out);
+                    on_delivered(&s);
+                    if s.lost {
+                        self.lost_bytes -= s.len as u64;
+                    }
+                    if s.rtx_inflight {
+                        self.retrans_bytes -= s.len as u64;
+                    }
+                }
+            }
+            self.snd_una = ack;
+            // Drop SACK ranges now below snd_una.
+            let keep = self.sacked.partition_point(|r| r.end <= ack);
+            self.sacked.drain(..keep);
+            if let Some(r) = self.sacked.first_mut() {
+                r.start = r.start.max(ack);
+            }
+            self.lost_hint = self.lost_hint.max(self.base_id);
+            self.rtx_hint = self.rtx_hint.max(self.base_id);
+        }
+
+        // SACK part: only the bytes not covered by earlier SACKs are walked.
+        for b in blocks {
+            let b = Range::new(b.start.max(self.snd_una), b.end.min(self.snd_nxt));
+            if b.is_empty() {
+                continue;
+            }
+            let mut fresh: [Range; 8] = [Range::default(); 8];
+            let n = self.insert_sacked(b, &mut fresh);
+            for r in &fresh[..n] {
+                out.new_sack = true;
+                let Some(mut i) = self.find(r.start) else { continue };
+                while i < self.segs.len() && self.segs[i].seq < r.end {
+                    let s = self.segs[i];
+                    // Only whole segments inside the range are SACKed (receivers SACK whole
+                    // segments in this model).
+                    if !s.sacked && s.seq >= b.start && s.end() <= b.end {
+                        let sm = &mut self.segs[i];
+                        sm.sacked = true;
+                        self.sacked_bytes += s.len as u64;
+                        if s.lost {
+                            self.lost_bytes -= s.len as u64;
+                        }
+                        if s.rtx_inflight {
+                            self.segs[i].rtx_inflight = false;
+                            self.retrans_bytes -= s.len as u64;
+                        }
+                        note(&s, &mut out);
+                        on_delivered(&s);
+                    }
+                    i += 1;
+                }
+            }
+        }
+        out.rtt_sent_at = newest.and_then(|(t, clean)| clean.then_some(t));
+        out
+    }
+
+    /// Merge `b` into the SACKed ranges; write the parts of `b` not covered before into `fresh`.
+    fn insert_sacked(&mut self, b: Range, fresh: &mut [Range; 8]) -> usize {
+        let mut n = 0;
+        // ranges overlapping or touching b
+        let lo = self.sacked.partition_point(|r| r.end < b.start);
+        let hi = self.sacked.partition_point(|r| r.start <= b.end);
+        let mut cursor = b.start;
+        for r in &self.sacked[lo..hi] {
+            if r.start > cursor && n < fresh.len() {
+                fresh[n] = Range::new(cursor, r.start.min(b.end));
+                n += 1;
+            }
+            cursor = cursor.max(r.end);
+        }
+        if cursor < b.end && n < fresh.len() {
+            fresh[n] = Range::new(cursor, b.end);
+            n += 1;
+        }
+        if n > 0 {
+            let start = self.sacked[lo..hi].first().map_or(b.start, |r| r.start.min(b.start));
+            let end = self.sacked[lo..hi].last().map_or(b.end, |r| r.end.max(b.end));
+            self.sacked.splice(lo..hi, [Range::new(start, end)]);
+        }
+        n
+    }
+
+    /// RFC 6675 IsLost(): a segment is lost when at least `dupthresh` SACKed segments lie above
+    /// it. Marks every such segment not marked yet; returns the bytes newly marked lost.
+    pub fn mark_losses(&mut self, dupthresh: u32) -> u64 {
+        let Some(high) = self.highest_sacked() else { return 0 };
+        let Some(mut i) = self.find(high - 1) else { return 0 };
+        // Walk down from the highest SACKed segment to the dupthresh-th SACKed one.
+        let mut count = 0;
+        loop {
+            if self.segs[i].sacked {
+                count += 1;
+                if count >= dupthresh {
+                    break;
+                }
+            }
+            if i == 0 || self.base_id + i as u64 <= self.lost_hint {
+                return 0;
+            }
+            i -= 1;
+        }
+        let boundary = self.base_id + i as u64;
+        let mut newly = 0;
+        let mut id = self.lost_hint.max(self.base_id);
+        while id < boundary {
+            let k = self.idx(id);
+            let s = &mut self.segs[k];
+            if !s.sacked && !s.lost {
+                s.lost = true;
+                self.lost_bytes += s.len as u64;
+                newly += s.len as u64;
+                self.rtx_hint = self.rtx_hint.min(id);
+            }
+            id += 1;
+        }
+        self.lost_hint = self.lost_hint.max(boundary);
+        newly
+    }
+
+    /// Mark the first unacknowledged segment lost (fast retransmit on three duplicate ACKs
+    /// without enough SACK information).
+    pub fn mark_head_lost(&mut self) {
+        if let Some(s) = self.segs.front_mut() {
+            if !s.sacked && !s.lost {
+                s.lost = true;
+                self.lost_bytes += s.len as u64;
+                self.rtx_hint = self.rtx_hint.min(self.base_id);
+            }
+        }
+    }
+
+    pub fn head_is_lost(&self) -> bool {
+        self.segs.front().is_some_and(|s| s.lost)
+    }
+
+    /// RFC 6675 NextSeg() rule 1: the lowest segment that is lost, not SACKed and not already
+    /// retransmitted in this episode.
+    pub fn next_lost(&mut self) -> Option<u64> {
+        let mut id = self.rtx_hint.max(self.base_id);
+        let end = self.base_id + self.segs.len() as u64;
+        let limit = self.lost_hint.max(id).min(end);
+        while id < limit {
+            let s = &self.segs[self.idx(id)];
+            if s.lost && !s.sacked && !s.rtx_inflight {
+                self.rtx_hint = id;
+                return Some(id);
+            }
+            id += 1;
+        }
+        // The head may have been marked lost above lost_hint by mark_head_lost.
+        self.rtx_hint = limit;
+        if let Some(s) = self.segs.front() {
+            if s.lost && !s.sacked && !s.rtx_inflight {
+                self.rtx_hint = self.base_id;
+                return Some(self.base_id);
+            }
+        }
+        None
+    }
+
+    /// After a retransmission timeout: every segment not SACKed is lost and no retransmission
+    /// is in flight any more (Linux tcp_enter_loss; RFC 6675 section 5.1).
+    pub fn mark_all_lost(&mut self) {
+        self.lost_bytes = 0;
+        self.retrans_bytes = 0;
+        for s in self.segs.iter_mut() {
+            s.rtx_inflight = false;
+            if !s.sacked {
+                s.lost = true;
+                self.lost_bytes += s.len as u64;
+            }
+        }
+        self.lost_hint = self.base_id + self.segs.len() as u64;
+        self.rtx_hint = self.base_id;
+    }
+
+    /// Check the counters against a recount (tests and debug builds).
+    pub fn check(&self) -> Result<(), String> {
+        let (mut sacked, mut lost, mut rtx) = (0, 0, 0);
+        let mut expect = self.snd_una;
+        for s in &self.segs {
+            if s.seq != expect {
+                return Err(format!("gap in scoreboard at {}", s.seq));
+            }
+            expect = s.end();
+            if s.sacked {
+                sacked += s.len as u64;
+            } else {
+                if s.lost {
+                    lost += s.len as u64;
+                }
+                if s.rtx_inflight {
+                    rtx += s.len as u64;
+                }
+            }
+        }
+        if expect != self.snd_nxt {
+            return Err("scoreboard does not end at snd_nxt".into());
+        }
+        if (sacked, lost, rtx) != (self.sacked_bytes, self.lost_bytes, self.retrans_bytes) {
+            return Err(format!(
+                "counters {:?} != recount {:?}",
+                (self.sacked_bytes, self.lost_bytes, self.retrans_bytes),
+                (sacked, lost, rtx)
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::new();
+        for i in 0..n {
+            b.push_new(SegRec {
+                seq: i * MSS as u64,
+                len: MSS,
+                sent_at: Time(i),
+                tx_count: 1,
+                sacked: false,
+                lost: false,
+                rtx_inflight: false,
+                delivered: 0,
+                delivered_time: Time::ZERO,
+                first_sent_time: Time::ZERO,
+                app_limited: false,
+            });
+        }
+        b
+    }
+
+    fn r(a: u64, b: u64) -> Range {
+        Range::new(a * MSS as u64, b * MSS as u64)
+    }
+
+    #[test]
+    fn cumulative_ack_pops_segments_and_counts_delivered() {
+        let mut b = board(10);
+        let o = b.on_ack(3000, &[], |_| {});
+        assert_eq!((o.cum_acked, o.cum_segments, o.delivered), (3000, 3, 3000));
+        assert_eq!(b.snd_una, 3000);
+        assert_eq!(b.pipe(), 7000);
+        assert_eq!(o.rtt_sent_at, Some(Time(2)));
+        b.check().unwrap();
+    }
+
+    #[test]
+    fn sack_marks_segments_and_three_sacked_above_make_a_loss() {
+        let mut b = board(10);
+        // segment 0 lost; receiver SACKs 1..4 progressively
+        let o = b.on_ack(0, &[r(1, 2)], |_| {});
+        assert!(o.new_sack);
+        assert_eq!(b.mark_losses(3), 0);
+        b.on_ack(0, &[r(1, 3)], |_| {});
+        assert_eq!(b.mark_losses(3), 0);
+        let o = b.on_ack(0, &[r(1, 4)], |_| {});
+        assert_eq!(o.delivered, 1000, "only the newly covered segment is delivered");
+        assert_eq!(b.mark_losses(3), 1000);
+        assert!(b.head_is_lost());
+        // pipe = 10 outstanding - 3 sacked - 1 lost = 6 segments
+        assert_eq!(b.pipe(), 6000);
+        assert_eq!(b.next_lost(), Some(0));
+        b.on_retransmit(0, Time(100));
+        assert_eq!(b.pipe(), 7000);
+        assert_eq!(b.next_lost(), None);
+        b.check().unwrap();
+        // the retransmission fills the hole: cum ack to 4, sacked bytes drop out
+        let o = b.on_ack(4000, &[], |_| {});
+        assert_eq!(o.delivered, 1000);
+        assert_eq!(o.rtt_sent_at, None, "retransmitted segment gives no RTT sample (Karn)");
+        assert_eq!(b.sacked_bytes(), 0);
+        assert_eq!(b.pipe(), 6000);
+        b.check().unwrap();
+    }
+
+    #[test]
+    fn repeated_sack_blocks_are_not_walked_twice() {
+        let mut b = board(100);
+        let o = b.on_ack(0, &[r(1, 50)], |_| {});
+        assert_eq!(o.delivered, 49_000);
+        let o = b.on_ack(0, &[r(1, 51)], |_| {});
+        assert_eq!(o.delivered, 1000);
+        let o = b.on_ack(0, &[r(1, 51)], |_| {});
+        assert!(!o.new_sack);
+        assert_eq!(o.delivered, 0);
+    }
+
+    #[test]
+    fn merging_blocks_fills_the_gap_between_them() {
+        let mut b = board(10);
+        b.on_ack(0, &[r(5, 6), r(2, 3)], |_| {});
+        assert_eq!(b.sacked_bytes(), 2000);
+        let o = b.on_ack(0, &[r(2, 6)], |_| {});
+        assert_eq!(o.delivered, 2000); // segments 3 and 4
+        assert_eq!(b.sacked_bytes(), 4000);
+        b.check().unwrap();
+    }
+
+    #[test]
+    fn multiple_holes_are_each_marked_lost() {
+        let mut b = board(12);
+        // holes at 0 and 4; SACKed: 1-3, 5-8
+        b.on_ack(0, &[r(5, 9), r(1, 4)], |_| {});
+        b.mark_losses(3);
+        assert_eq!(b.lost_bytes(), 2000);
+        assert_eq!(b.next_lost(), Some(0));
+        b.on_retransmit(0, Time(50));
+        assert_eq!(b.next_lost(), Some(4));
+        b.check().unwrap();
+    }
+
+    #[test]
+    fn rto_marks_everything_unsacked_lost() {
+        let mut b = board(5);
+        b.on_ack(0, &[r(2, 3)], |_| {});
+        b.on_retransmit(0, Time(9));
+        b.mark_all_lost();
+        assert_eq!(b.lost_bytes(), 4000);
+        assert_eq!(b.retrans_bytes(), 0);
+        assert_eq!(b.pipe(), 0);
+        assert_eq!(b.next_lost(), Some(0));
+        b.on_retransmit(0, Time(10));
+        assert_eq!(b.next_lost(), Some(1));
+        b.check().unwrap();
+    }
+}

@@ -1,0 +1,434 @@
+//! The TCP sender: segmentation, transmission under cwnd / rwnd / pacing, ACK processing,
+//! loss recovery (RFC 6675 with PRR, RFC 6937; NewReno partial ACKs, RFC 6582, without SACK),
+//! retransmission timeout (RFC 6298) and the congestion-control hooks.
+
+use super::app::{App, AppConfig};
+use super::prr::Prr;
+use super::rate::RateSampler;
+use super::rtt::RttEstimator;
+use super::scoreboard::{Scoreboard, SegRec};
+use super::{Ctx, TcpConfig, TimerKind};
+use crate::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionKind};
+use crate::engine::timer::Fired;
+use crate::engine::LazyTimer;
+use crate::net::{FlowId, NodeId, Packet};
+use crate::time::{Bandwidth, Time};
+
+pub struct TcpSender {
+    pub flow: FlowId,
+    pub node: NodeId,
+    pub peer: NodeId,
+    cfg: TcpConfig,
+    mss: u64,
+    pub cca: Box<dyn CongestionControl>,
+    pub cc: CcState,
+    pub sb: Scoreboard,
+    pub rtt: RttEstimator,
+    rate: RateSampler,
+    pub app: App,
+    app_stopped: bool,
+    dupacks: u32,
+    recovery_point: u64,
+    prr: Prr,
+    rwnd: u64,
+    rto_timer: LazyTimer,
+    pace_timer: LazyTimer,
+    app_timer: LazyTimer,
+    next_send_time: Time,
+    active: bool,
+}
+
+impl TcpSender {
+    pub fn new(
+        flow: FlowId,
+        node: NodeId,
+        peer: NodeId,
+        cfg: &TcpConfig,
+        app: &AppConfig,
+        start: Time,
+        cca: Box<dyn CongestionControl>,
+    ) -> TcpSender {
+        let mss = cfg.mss as u64;
+        let mut cc = CcState::new(mss, cfg.initial_cwnd as u64);
+        if let Some(s) = cfg.initial_ssthresh {
+            cc.ssthresh = s;
+        }
+        TcpSender {
+            flow,
+            node,
+            peer,
+            cfg: cfg.clone(),
+            mss,
+            cca,
+            cc,
+            sb: Scoreboard::new(),
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity),
+            rate: RateSampler::default(),
+            app: App::new(app, start),
+            app_stopped: false,
+            dupacks: 0,
+            recovery_point: 0,
+            prr: Prr::default(),
+            rwnd: u64::MAX,
+            rto_timer: LazyTimer::new(),
+            pace_timer: LazyTimer::new(),
+            app_timer: LazyTimer::new(),
+            next_send_time: Time::ZERO,
+            active: false,
+        }
+    }
+
+    pub fn state(&self) -> CaState {
+        self.cc.state
+    }
+
+    /// The application starts at `ctx.now`.
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        self.active = true;
+        self.cc.now = ctx.now;
+        self.cca.init(&mut self.cc);
+        self.record_window(ctx);
+        self.try_send(ctx);
+    }
+
+    /// The application stops writing; data already written is still delivered.
+    pub fn stop(&mut self, ctx: &mut Ctx) {
+        self.app.catch_up(ctx.now, self.buffer_space());
+        self.app_stopped = true;
+        self.app_timer.cancel();
+    }
+
+    fn buffer_space(&self) -> u64 {
+        self.cfg.snd_buf.saturating_sub(self.app.written - self.sb.snd_una)
+    }
+
+    fn write_app_data(&mut self, now: Time) {
+        if !self.app_stopped && self.active {
+            self.app.catch_up(now, self.buffer_space());
+        }
+    }
+
+    fn pacing_rate(&self) -> Option<Bandwidth> {
+        if let Some(r) = self.cc.pacing_rate {
+            return Some(r);
+        }
+        if !self.cfg.pacing {
+            return None;
+        }
+        let srtt = self.rtt.srtt()?;
+        // Linux tcp_update_pacing_rate: 200 % of cwnd/srtt in slow start, 120 % after.
+        let factor = if self.cc.cwnd < self.cc.ssthresh / 2 { 2.0 } else { 1.2 };
+        let bps = factor * self.cc.cwnd as f64 * 8.0 / srtt.secs_f64().max(1e-9);
+        Some(Bandwidth(bps as u64))
+    }
+
+    fn arm(timer: &mut LazyTimer, kind: TimerKind, at: Time, ctx: &mut Ctx) {
+        if let Some((t, g)) = timer.arm(at) {
+            ctx.timers.push((kind, t, g));
+        }
+    }
+
+    /// Send whatever cwnd, the receive window, pacing and the application allow.
+    fn try_send(&mut self, ctx: &mut Ctx) {
+        if !self.active {
+            return;
+        }
+        self.write_app_data(ctx.now);
+        loop {
+            let pacing = self.pacing_rate();
+            if pacing.is_some() && ctx.now < self.next_send_time {
+                let at = self.next_send_time;
+                Self::arm(&mut self.pace_timer, TimerKind::Pace, at, ctx);
+                break;
+            }
+            let pipe = self.sb.pipe();
+            // RFC 6675 NextSeg() rule 1: retransmit the first lost segment.
+            if let Some(id) = self.sb.next_lost() {
+                if pipe + self.sb.get(id).len as u64 > self.cc.cwnd {
+                    break;
+                }
+                self.retransmit(id, ctx);
+                continue;
+            }
+            // Rule 2: new data.
+            let avail = self.app.written - self.sb.snd_nxt;
+            if avail == 0 {
+                if pipe + self.mss <= self.cc.cwnd {
+                    // Application-limited: mark the bubble and wait for the next write.
+                    self.rate.on_app_limited(pipe);
+                    self.cc.app_limited = true;
+                    if let Some(t) = self.app.next_write_time().filter(|_| !self.app_stopped) {
+                        Self::arm(&mut self.app_timer, TimerKind::App, t.max(ctx.now), ctx);
+                    }
+                }
+                break;
+            }
+            let len = avail.min(self.mss);
+            if pipe + len > self.cc.cwnd || self.sb.outstanding() + len > self.rwnd {
+                break;
+            }
+            self.cc.app_limited = false;
+            self.send_new(len as u32, ctx);
+        }
+    }
+
+    fn new_rec(&self, seq: u64, len: u32, now: Time) -> SegRec {
+        SegRec {
+            seq,
+            len,
+            sent_at: now,
+            tx_count: 1,
+            sacked: false,
+            lost: false,
+            rtx_inflight: false,
+            delivered: 0,
+            delivered_time: Time::ZERO,
+            first_sent_time: Time::ZERO,
+            app_limited: false,
+        }
+    }
+
+    fn send_new(&mut self, len: u32, ctx: &mut Ctx) {
+        let seq = self.sb.snd_nxt;
+        let mut rec = self.new_rec(seq, len, ctx.now);
+        let idle = self.sb.pipe() == 0;
+        self.rate.on_send(&mut rec, ctx.now, idle);
+        self.sb.push_new(rec);
+        self.emit(seq, len, false, ctx);
+    }
+
+    fn retransmit(&mut self, id: u64, ctx: &mut Ctx) {
+        let idle = self.sb.pipe() == 0;
+        let now = ctx.now;
+        let mut rec = *self.sb.get(id);
+        self.rate.on_send(&mut rec, now, idle);
+        {
+            let s = self.sb.get_mut(id);
+            s.delivered = rec.delivered;
+            s.delivered_time = rec.delivered_time;
+            s.first_sent_time = rec.first_sent_time;
+            s.app_limited = rec.app_limited;
+        }
+        self.sb.on_retransmit(id, now);
+        self.emit(rec.seq, rec.len, true, ctx);
+    }
+
+    fn emit(&mut self, seq: u64, len: u32, retx: bool, ctx: &mut Ctx) {
+        let pkt = Packet::data(self.flow, self.node, self.peer, seq, len, ctx.now, retx);
+        if let Some(rate) = self.pacing_rate() {
+            self.next_send_time = self.next_send_time.max(ctx.now) + rate.tx_time(pkt.wire_bytes() as u64);
+        }
+        ctx.out.push(pkt);
+        ctx.rec.on_send(ctx.now, len, retx);
+        if self.cc.state == CaState::Recovery {
+            self.prr.on_sent(len as u64);
+        }
+        // RFC 6298 (5.1): start the timer when data is sent and it is not running.
+        if !self.rto_timer.is_armed() {
+            let at = ctx.now + self.rtt.rto();
+            Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
+        }
+    }
+
+    fn set_state(&mut self, new: CaState, ctx: &mut Ctx) {
+        if new != self.cc.state {
+            let from = self.cc.state;
+            self.cc.state = new;
+            self.cca.on_state_change(&mut self.cc, from);
+            ctx.rec.event(ctx.now, "state", new as u8 as f64);
+        }
+    }
+
+    fn sync_rtt(&mut self) {
+        self.cc.latest_rtt = self.rtt.latest();
+        self.cc.srtt = self.rtt.srtt();
+        self.cc.min_rtt = self.rtt.min();
+        self.cc.max_rtt = self.rtt.max();
+    }
+
+    /// An ACK arrived.
+    pub fn on_ack(&mut self, pkt: &Packet, ctx: &mut Ctx) {
+        ctx.rec.counters.acks_received += 1;
+        if pkt.ack < self.sb.snd_una {
+            return; // an old ACK overtaken by a newer one
+        }
+        // Writes due before this ACK see the buffer as it was before the ACK frees space.
+        self.write_app_data(ctx.now);
+        self.rwnd = pkt.rwnd;
+        let now = ctx.now;
+        self.cc.now = now;
+        let prior_in_flight = self.sb.pipe();
+        let outstanding_before = self.sb.outstanding();
+        let blocks = if self.cfg.sack { pkt.sack_blocks() } else { &[] };
+        let rate = &mut self.rate;
+        let res = self.sb.on_ack(pkt.ack, blocks, |s| rate.on_delivered(s, now));
+        let advanced = res.cum_acked > 0;
+
+        // RFC 5681: a duplicate ACK acknowledges nothing new while data is outstanding.
+        if advanced {
+            self.dupacks = 0;
+        } else if outstanding_before > 0 {
+            self.dupacks += 1;
+            ctx.rec.counters.dupacks += 1;
+        }
+
+        // RTT sample (Karn's rule is applied by the scoreboard).
+        let rtt_sample = res.rtt_sent_at.map(|t| now - t);
+        if let Some(r) = rtt_sample {
+            self.rtt.sample(r);
+            ctx.rec.on_rtt(now, r);
+        }
+        self.sync_rtt();
+        self.cc.delivered = self.rate.delivered;
+        self.cc.bytes_in_flight = prior_in_flight;
+        let ack_ev = AckEvent { segments_acked: res.cum_segments, bytes_acked: res.cum_acked, rtt: rtt_sample };
+        if res.delivered > 0 || advanced {
+            self.cca.on_ack(&mut self.cc, &ack_ev);
+        }
+
+        let newly_lost = if self.cfg.sack && res.new_sack { self.sb.mark_losses(self.cfg.dupthresh) } else { 0 };
+        let controls = self.cca.controls_window();
+
+        match self.cc.state {
+            CaState::Open | CaState::Disorder => {
+                let loss = self.sb.outstanding() > 0
+                    && (self.dupacks >= self.cfg.dupthresh || (self.cfg.sack && self.sb.head_is_lost()));
+                if loss {
+                    self.enter_recovery(prior_in_flight, res.delivered, ctx);
+                } else {
+                    if advanced && !controls {
+                        self.cca.increase_window(&mut self.cc, &ack_ev);
+                    }
+                    let st = if self.dupacks > 0 || self.sb.sacked_bytes() > 0 { CaState::Disorder } else { CaState::Open };
+                    self.set_state(st, ctx);
+                }
+            }
+            CaState::Recovery => {
+                if self.sb.snd_una >= self.recovery_point {
+                    // RFC 6675 / RFC 6937: recovery ends; cwnd = ssthresh.
+                    if !controls {
+                        self.cc.cwnd = self.cc.ssthresh.max(self.mss);
+                    }
+                    let st = if self.sb.sacked_bytes() > 0 { CaState::Disorder } else { CaState::Open };
+                    self.set_state(st, ctx);
+                } else {
+                    if !self.cfg.sack && advanced {
+                        // RFC 6582: a partial ACK retransmits the next unacknowledged segment.
+                        self.sb.mark_head_lost();
+                    }
+                    if !controls {
+                        self.cc.cwnd = self.prr.on_ack(res.delivered, self.sb.pipe(), self.cc.ssthresh, self.mss);
+                    }
+                }
+            }
+            CaState::Loss => {
+                if advanced && !controls {
+                    self.cca.increase_window(&mut self.cc, &ack_ev);
+                }
+                if self.sb.snd_una >= self.recovery_point {
+                    self.set_state(CaState::Open, ctx);
+                }
+            }
+        }
+
+        let mut rs = self.rate.finish(self.rtt.min());
+        rs.rtt = rtt_sample;
+        rs.acked_sacked = res.delivered;
+        rs.newly_lost = newly_lost;
+        rs.prior_in_flight = prior_in_flight;
+        self.cca.on_rate_sample(&mut self.cc, &rs);
+
+        // RFC 6298 (5.2, 5.3): restart the timer on new data acknowledged; stop when all is.
+        if advanced {
+            if self.sb.outstanding() > 0 {
+                let at = now + self.rtt.rto();
+                Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
+            } else {
+                self.rto_timer.cancel();
+            }
+        }
+        self.try_send(ctx);
+        self.record_window(ctx);
+    }
+
+    fn enter_recovery(&mut self, prior_in_flight: u64, delivered: u64, ctx: &mut Ctx) {
+        ctx.rec.counters.fast_retransmits += 1;
+        ctx.rec.event(ctx.now, "fast_retransmit", self.sb.snd_una as f64);
+        self.cc.bytes_in_flight = prior_in_flight;
+        let controls = self.cca.controls_window();
+        self.cc.ssthresh = self.cca.ssthresh(&self.cc);
+        self.cca.on_congestion_event(&mut self.cc, CongestionKind::FastRetransmit);
+        self.recovery_point = self.sb.snd_nxt;
+        self.prr.start(self.sb.outstanding());
+        self.sb.mark_head_lost();
+        self.set_state(CaState::Recovery, ctx);
+        if !controls {
+            self.cc.cwnd = self.prr.on_ack(delivered, self.sb.pipe(), self.cc.ssthresh, self.mss);
+        }
+        // RFC 6675 (4.3): the first retransmission goes out whatever the window says.
+        if let Some(id) = self.sb.next_lost() {
+            self.retransmit(id, ctx);
+        }
+    }
+
+    fn on_rto(&mut self, ctx: &mut Ctx) {
+        if self.sb.outstanding() == 0 {
+            return;
+        }
+        ctx.rec.counters.rtos += 1;
+        ctx.rec.event(ctx.now, "rto", self.rtt.rto().millis_f64());
+        self.cc.now = ctx.now;
+        self.cc.bytes_in_flight = self.sb.pipe();
+        // Reduce ssthresh once per loss episode (Linux tcp_enter_loss; repeated timeouts of
+        // the same episode keep it).
+        if self.cc.state != CaState::Loss {
+            self.cc.ssthresh = self.cca.ssthresh(&self.cc);
+        }
+        // RFC 5681: loss window of one segment, slow start.
+        self.cc.cwnd = self.mss;
+        self.cca.on_congestion_event(&mut self.cc, CongestionKind::Timeout);
+        // RFC 6298 (5.5): back off.
+        self.rtt.back_off();
+        self.sb.mark_all_lost();
+        self.dupacks = 0;
+        self.recovery_point = self.sb.snd_nxt;
+        self.set_state(CaState::Loss, ctx);
+        self.next_send_time = ctx.now;
+        // RFC 6298 (5.6): restart the timer with the backed-off RTO.
+        let at = ctx.now + self.rtt.rto();
+        self.rto_timer.cancel();
+        Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
+        self.try_send(ctx);
+        self.record_window(ctx);
+    }
+
+    /// A timer wake-up for this sender.
+    pub fn on_timer(&mut self, kind: TimerKind, gen: u32, ctx: &mut Ctx) {
+        let timer = match kind {
+            TimerKind::Rto => &mut self.rto_timer,
+            TimerKind::Pace => &mut self.pace_timer,
+            TimerKind::App => &mut self.app_timer,
+            TimerKind::DelAck => return,
+        };
+        match timer.fire(ctx.now, gen) {
+            Fired::Ignore => {}
+            Fired::Reschedule(t, g) => ctx.timers.push((kind, t, g)),
+            Fired::Expired => match kind {
+                TimerKind::Rto => self.on_rto(ctx),
+                _ => {
+                    self.try_send(ctx);
+                    self.record_window(ctx);
+                }
+            },
+        }
+    }
+
+    fn record_window(&mut self, ctx: &mut Ctx) {
+        ctx.rec.on_window(ctx.now, self.cc.cwnd, self.cc.ssthresh, self.sb.pipe(), self.cc.state);
+    }
+
+    /// All written data has been acknowledged.
+    pub fn done(&self) -> bool {
+        self.app.finished() && self.sb.snd_una >= self.app.written
+    }
+}

@@ -23,20 +23,22 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
 /// exact carry of the fraction.
 #[derive(Clone, Debug, Default)]
 pub struct FracAcc {
-    acc: u128,
+    acc: u64,
 }
 
 impl FracAcc {
     /// Add `num / den` (bytes) to `*cwnd`, carrying the remainder to the next call.
     #[inline]
-    pub fn add(&mut self, cwnd: &mut u64, num: u128, den: u128) {
+    pub fn add(&mut self, cwnd: &mut u64, num: u64, den: u64) {
         if den == 0 {
             return;
         }
-        self.acc += num;
-        let whole = self.acc / den;
-        self.acc -= whole * den;
-        *cwnd += whole as u64;
+        self.acc = self.acc.saturating_add(num);
+        if self.acc >= den {
+            let whole = self.acc / den;
+            self.acc -= whole * den;
+            *cwnd += whole;
+        }
     }
     pub fn reset(&mut self) {
         self.acc = 0;
@@ -75,7 +77,7 @@ impl CongestionControl for NewReno {
         if segs > 0 && !cc.in_slow_start() {
             // RFC 5681 eq. (3): cwnd += SMSS * SMSS / cwnd, once per ACK.
             let cwnd = cc.cwnd;
-            self.acc.add(&mut cc.cwnd, (cc.mss * cc.mss) as u128, cwnd as u128);
+            self.acc.add(&mut cc.cwnd, cc.mss * cc.mss, cwnd);
         }
     }
 

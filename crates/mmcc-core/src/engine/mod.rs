@@ -16,50 +16,88 @@ pub mod timer;
 pub use timer::LazyTimer;
 
 use crate::time::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
+#[derive(Clone, Copy)]
 struct Entry<E> {
-    time: Time,
-    seq: u64,
+    /// (time << 64) | seq: one comparison orders by time, then by scheduling order.
+    key: u128,
     ev: E,
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // BinaryHeap is a max-heap: reverse so that the smallest (time, seq) pops first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then(o.seq.cmp(&self.seq))
-    }
+#[inline]
+fn key(time: Time, seq: u64) -> u128 {
+    ((time.0 as u128) << 64) | seq as u128
 }
 
 /// The event queue. `E` is the event type of the model using it.
-pub struct Scheduler<E> {
-    heap: BinaryHeap<Entry<E>>,
+///
+/// A binary min-heap on `(time, seq)`. Most events schedule exactly one follow-up (a link's
+/// next arrival, a timer), so `pop_until` leaves the popped entry in place as a *hole* and the
+/// next `schedule` sifts the new entry down from the root, instead of a pop followed by a push.
+/// The order is unchanged by this.
+pub struct Scheduler<E: Copy> {
+    heap: Vec<Entry<E>>,
+    /// `heap[0]` has been handed out and is logically removed.
+    hole: bool,
     seq: u64,
     now: Time,
     processed: u64,
 }
 
-impl<E> Default for Scheduler<E> {
+impl<E: Copy> Default for Scheduler<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> Scheduler<E> {
+impl<E: Copy> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { heap: BinaryHeap::with_capacity(1024), seq: 0, now: Time::ZERO, processed: 0 }
+        Scheduler { heap: Vec::with_capacity(1024), hole: false, seq: 0, now: Time::ZERO, processed: 0 }
+    }
+
+    /// Place `e` at index `i` (a hole) and move it down to its place.
+    #[inline]
+    fn sift_down(&mut self, mut i: usize, e: Entry<E>) {
+        let n = self.heap.len();
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let r = l + 1;
+            let c = if r < n && self.heap[r].key < self.heap[l].key { r } else { l };
+            if self.heap[c].key >= e.key {
+                break;
+            }
+            self.heap[i] = self.heap[c];
+            i = c;
+        }
+        self.heap[i] = e;
+    }
+
+    #[inline]
+    fn sift_up(&mut self, mut i: usize, e: Entry<E>) {
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if self.heap[p].key <= e.key {
+                break;
+            }
+            self.heap[i] = self.heap[p];
+            i = p;
+        }
+        self.heap[i] = e;
+    }
+
+    /// Remove the hole left by the last pop, if no schedule filled it.
+    #[inline]
+    fn close_hole(&mut self) {
+        if self.hole {
+            self.hole = false;
+            let last = self.heap.pop().expect("hole implies an entry");
+            if !self.heap.is_empty() {
+                self.sift_down(0, last);
+            }
+        }
     }
 
     /// Current simulated time (the time of the event being processed).
@@ -75,21 +113,31 @@ impl<E> Scheduler<E> {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let time = time.max(self.now);
         self.seq += 1;
-        self.heap.push(Entry { time, seq: self.seq, ev });
+        let e = Entry { key: key(time, self.seq), ev };
+        if self.hole {
+            self.hole = false;
+            self.sift_down(0, e);
+        } else {
+            self.heap.push(e);
+            let i = self.heap.len() - 1;
+            self.sift_up(i, e);
+        }
     }
 
     /// Pop the next event if it is due no later than `until`, advancing the clock to it.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
-        match self.heap.peek() {
-            Some(e) if e.time <= until => {
-                let e = self.heap.pop().expect("peeked");
-                self.now = e.time;
-                self.processed += 1;
-                Some((e.time, e.ev))
-            }
-            _ => None,
+        self.close_hole();
+        let top = self.heap.first()?;
+        let time = Time((top.key >> 64) as u64);
+        if time > until {
+            return None;
         }
+        let ev = top.ev;
+        self.hole = true;
+        self.now = time;
+        self.processed += 1;
+        Some((time, ev))
     }
 
     /// Advance the clock to `t` (used at the end of a run when no event is due).
@@ -100,15 +148,16 @@ impl<E> Scheduler<E> {
     }
 
     /// Time of the next queued event.
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+    pub fn peek_time(&mut self) -> Option<Time> {
+        self.close_hole();
+        self.heap.first().map(|e| Time((e.key >> 64) as u64))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - self.hole as usize
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
     /// Number of events processed so far.
     pub fn processed(&self) -> u64 {
@@ -133,6 +182,52 @@ mod tests {
             out.push((t.0, e));
         }
         assert_eq!(out, vec![(10, "a1"), (10, "a2"), (10, "a3"), (20, "b"), (30, "c")]);
+    }
+
+    #[test]
+    fn scheduling_into_the_hole_keeps_the_order() {
+        let mut s = Scheduler::new();
+        s.schedule(Time(10), 1);
+        s.schedule(Time(20), 2);
+        s.schedule(Time(30), 3);
+        assert_eq!(s.pop_until(Time::MAX), Some((Time(10), 1)));
+        // follow-ups: one later than everything, one in between, one at an existing time
+        s.schedule(Time(40), 4);
+        s.schedule(Time(25), 5);
+        s.schedule(Time(20), 6);
+        let mut out = vec![];
+        while let Some((t, e)) = s.pop_until(Time::MAX) {
+            out.push((t.0, e));
+        }
+        assert_eq!(out, vec![(20, 2), (20, 6), (25, 5), (30, 3), (40, 4)]);
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn random_schedules_pop_sorted() {
+        let mut rng = crate::rng::Rng::stream(5, "heap");
+        let mut s = Scheduler::new();
+        let mut expect = vec![];
+        let mut got = vec![];
+        let mut id = 0u32;
+        for _ in 0..2000 {
+            let k = rng.below(3);
+            for _ in 0..k {
+                let t = s.now().0 + rng.below(50);
+                s.schedule(Time(t), id);
+                expect.push((t, id));
+                id += 1;
+            }
+            if let Some((t, e)) = s.pop_until(Time::MAX) {
+                got.push((t.0, e));
+            }
+        }
+        while let Some((t, e)) = s.pop_until(Time::MAX) {
+            got.push((t.0, e));
+        }
+        // ids increase with scheduling order, so sorting by (time, id) is the contract
+        expect.sort();
+        assert_eq!(got, expect);
     }
 
     #[test]

@@ -86,14 +86,21 @@ enum Discipline {
 }
 
 /// What the channel asks its owner to schedule after a call.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, Copy)]
 pub struct Wakes {
     /// Schedule the arrival of the propagation FIFO's head at this time.
     pub arrival: Option<Time>,
     /// Schedule the end of the current transmission (CoDel path).
     pub tx_done: Option<Time>,
-    /// A reordered packet, to be delivered at this time by an event of its own.
-    pub delayed: Option<(Time, Packet)>,
+    /// A reordered packet was held back: collect it with [`Channel::take_delayed`].
+    pub delayed: bool,
+}
+
+/// The far end's verdict on an arriving packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Deliver,
+    Drop(DropCause),
 }
 
 pub struct Channel {
@@ -113,6 +120,10 @@ pub struct Channel {
     outages: Vec<Outage>,
     /// Reordered packets currently held back (each has its own event).
     pub delayed_inside: u64,
+    /// The last packet held back by reordering, until the owner schedules it.
+    delayed_out: Option<(Time, Packet)>,
+    /// Serialization-time cache: (wire bytes, time) of the last two sizes seen (data, ACK).
+    tx_cache: [(u32, Dur); 2],
     /// Packets that started transmission.
     pub tx_packets: u64,
     pub tx_bytes: u64,
@@ -152,13 +163,37 @@ impl Channel {
             reorder: cfg.reorder.clone().map(|r| (r, Rng::stream(seed, &format!("{name}/reorder")))),
             outages: cfg.outages.clone(),
             delayed_inside: 0,
+            delayed_out: None,
+            tx_cache: [(u32::MAX, Dur::ZERO); 2],
             tx_packets: 0,
             tx_bytes: 0,
         }
     }
 
+    /// Serialization time of `size` bytes (cached: a flow sends few distinct sizes).
+    #[inline]
+    fn tx_time(&mut self, size: u32) -> Dur {
+        if self.tx_cache[0].0 == size {
+            return self.tx_cache[0].1;
+        }
+        if self.tx_cache[1].0 == size {
+            self.tx_cache.swap(0, 1);
+            return self.tx_cache[0].1;
+        }
+        let d = self.rate.tx_time(size as u64);
+        self.tx_cache[1] = self.tx_cache[0];
+        self.tx_cache[0] = (size, d);
+        d
+    }
+
+    #[inline]
     pub fn is_down(&self, t: Time) -> bool {
-        self.outages.iter().any(|o| t >= o.start && t < o.end)
+        !self.outages.is_empty() && self.outages.iter().any(|o| t >= o.start && t < o.end)
+    }
+
+    /// The packet held back by reordering in the last call (with its arrival time).
+    pub fn take_delayed(&mut self) -> Option<(Time, Packet)> {
+        self.delayed_out.take()
     }
 
     /// Bytes waiting in the queue (not yet being transmitted) at `now`.
@@ -188,14 +223,15 @@ impl Channel {
         }
     }
 
-    /// Offer a packet at `now`. `Err` carries a refused packet with its drop cause.
-    pub fn enqueue(&mut self, pkt: Packet, now: Time, wakes: &mut Wakes) -> Result<(), (Packet, DropCause)> {
+    /// Offer a packet at `now`; `Err` gives the cause when it is refused.
+    #[inline]
+    pub fn enqueue(&mut self, pkt: &Packet, now: Time, wakes: &mut Wakes) -> Result<(), DropCause> {
         let size = pkt.wire_bytes();
         if size > self.mtu {
-            return Err((pkt, DropCause::Mtu));
+            return Err(DropCause::Mtu);
         }
         if self.is_down(now) {
-            return Err((pkt, DropCause::LinkDown));
+            return Err(DropCause::LinkDown);
         }
         let queued = self.queued_bytes(now);
         match &mut self.disc {
@@ -203,7 +239,7 @@ impl Channel {
                 let start = now.max(self.busy_until);
                 if start > now {
                     if !limits.admits(queued, waiting.len() as u64, size as u64) {
-                        return Err((pkt, DropCause::QueueFull));
+                        return Err(DropCause::QueueFull);
                     }
                     waiting.push_back((start, size));
                     *waiting_bytes += size as u64;
@@ -213,10 +249,11 @@ impl Channel {
             }
             Discipline::CoDel { q, tx_busy } => {
                 if *tx_busy {
-                    return q.enqueue(pkt, size, now).map_err(|p| (p, DropCause::QueueFull));
+                    return q.enqueue(*pkt, size, now).map_err(|_| DropCause::QueueFull);
                 }
                 *tx_busy = true;
-                wakes.tx_done = Some(now + self.rate.tx_time(size as u64));
+                let d = self.rate.tx_time(size as u64);
+                wakes.tx_done = Some(now + d);
                 self.transmit(pkt, size, now, wakes);
                 Ok(())
             }
@@ -230,7 +267,7 @@ impl Channel {
         match q.dequeue(now, dropped) {
             Some(e) => {
                 wakes.tx_done = Some(now + self.rate.tx_time(e.size as u64));
-                self.transmit(e.pkt, e.size, now, wakes);
+                self.transmit(&e.pkt, e.size, now, wakes);
             }
             None => *tx_busy = false,
         }
@@ -238,8 +275,9 @@ impl Channel {
 
     /// Start transmitting at `start`: the packet arrives at the far end after serialization and
     /// propagation (plus the reordering delay, if drawn).
-    fn transmit(&mut self, pkt: Packet, size: u32, start: Time, wakes: &mut Wakes) {
-        let end = start + self.rate.tx_time(size as u64);
+    #[inline]
+    fn transmit(&mut self, pkt: &Packet, size: u32, start: Time, wakes: &mut Wakes) {
+        let end = start + self.tx_time(size);
         self.busy_until = end;
         self.tx_packets += 1;
         self.tx_bytes += size as u64;
@@ -247,20 +285,22 @@ impl Channel {
         if let Some((cfg, rng)) = &mut self.reorder {
             if rng.bernoulli(cfg.probability) {
                 self.delayed_inside += 1;
-                wakes.delayed = Some((at + cfg.delay, pkt));
+                self.delayed_out = Some((at + cfg.delay, *pkt));
+                wakes.delayed = true;
                 return;
             }
         }
-        self.flight.push_back((at, pkt));
+        self.flight.push_back((at, *pkt));
         if !self.arrival_scheduled {
             self.arrival_scheduled = true;
             wakes.arrival = Some(at);
         }
     }
 
-    /// The head's arrival event fired at `now`: pop it and report whether it survives the error
-    /// model and outages. Schedules the next head's arrival through `wakes`.
-    pub fn arrive(&mut self, now: Time, wakes: &mut Wakes) -> Option<Result<Packet, (Packet, DropCause)>> {
+    /// The head's arrival event fired at `now`: pop it with the far end's verdict (error model,
+    /// outage). Schedules the next head's arrival through `wakes`.
+    #[inline]
+    pub fn arrive(&mut self, now: Time, wakes: &mut Wakes) -> Option<(Packet, Verdict)> {
         let (at, pkt) = self.flight.pop_front()?;
         debug_assert_eq!(at, now);
         self.arrival_scheduled = false;
@@ -268,25 +308,27 @@ impl Channel {
             self.arrival_scheduled = true;
             wakes.arrival = Some(next);
         }
-        Some(self.check_arrival(pkt, now))
+        let v = self.verdict(&pkt, now);
+        Some((pkt, v))
     }
 
     /// A reordered packet reaches the far end.
-    pub fn arrive_delayed(&mut self, pkt: Packet, now: Time) -> Result<Packet, (Packet, DropCause)> {
+    pub fn arrive_delayed(&mut self, pkt: &Packet, now: Time) -> Verdict {
         self.delayed_inside -= 1;
-        self.check_arrival(pkt, now)
+        self.verdict(pkt, now)
     }
 
-    fn check_arrival(&mut self, pkt: Packet, now: Time) -> Result<Packet, (Packet, DropCause)> {
+    #[inline]
+    fn verdict(&mut self, pkt: &Packet, now: Time) -> Verdict {
         if self.is_down(now) {
-            return Err((pkt, DropCause::LinkDown));
+            return Verdict::Drop(DropCause::LinkDown);
         }
         if let Some(em) = &mut self.error {
             if em.corrupts(pkt.wire_bytes()) {
-                return Err((pkt, DropCause::ErrorModel));
+                return Verdict::Drop(DropCause::ErrorModel);
             }
         }
-        Ok(pkt)
+        Verdict::Deliver
     }
 }
 
@@ -307,14 +349,14 @@ mod tests {
     fn back_to_back_packets_are_serialized_then_propagated() {
         let mut c = chan(QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(10) });
         let mut w = Wakes::default();
-        c.enqueue(pkt(0), Time::ZERO, &mut w).unwrap();
+        c.enqueue(&pkt(0), Time::ZERO, &mut w).unwrap();
         assert_eq!(w.arrival, Some(Time(12_000 + 10_000_000)));
         let mut w2 = Wakes::default();
-        c.enqueue(pkt(1), Time::ZERO, &mut w2).unwrap();
+        c.enqueue(&pkt(1), Time::ZERO, &mut w2).unwrap();
         assert_eq!(w2.arrival, None, "only the head has an event");
         let mut w3 = Wakes::default();
-        let p = c.arrive(Time(10_012_000), &mut w3).unwrap().unwrap();
-        assert_eq!(p.seq, 0);
+        let (p, v) = c.arrive(Time(10_012_000), &mut w3).unwrap();
+        assert_eq!((p.seq, v), (0, Verdict::Deliver));
         assert_eq!(w3.arrival, Some(Time(24_000 + 10_000_000)));
     }
 
@@ -324,12 +366,12 @@ mod tests {
         let mut w = Wakes::default();
         // first goes straight to the transmitter, next two wait, the fourth is dropped
         for i in 0..3 {
-            c.enqueue(pkt(i), Time::ZERO, &mut w).unwrap();
+            c.enqueue(&pkt(i), Time::ZERO, &mut w).unwrap();
         }
-        let r = c.enqueue(pkt(3), Time::ZERO, &mut w);
-        assert_eq!(r.unwrap_err().1, DropCause::QueueFull);
+        let r = c.enqueue(&pkt(3), Time::ZERO, &mut w);
+        assert_eq!(r.unwrap_err(), DropCause::QueueFull);
         // once the first transmission ends (12 us) one waiting packet starts: room for one more
-        assert!(c.enqueue(pkt(4), Time(12_000), &mut w).is_ok());
+        assert!(c.enqueue(&pkt(4), Time(12_000), &mut w).is_ok());
     }
 
     #[test]
@@ -340,9 +382,9 @@ mod tests {
         };
         let mut c = Channel::new(0, 1, Bandwidth::gbps(1), Dur::from_millis(10), 1500, &cfg, 1, "t");
         let mut w = Wakes::default();
-        c.enqueue(pkt(0), Time::ZERO, &mut w).unwrap(); // arrives at 10.012 ms: inside the outage
-        assert_eq!(c.arrive(w.arrival.unwrap(), &mut Wakes::default()).unwrap().unwrap_err().1, DropCause::LinkDown);
-        assert_eq!(c.enqueue(pkt(1), Time::from_millis(6), &mut w).unwrap_err().1, DropCause::LinkDown);
+        c.enqueue(&pkt(0), Time::ZERO, &mut w).unwrap(); // arrives at 10.012 ms: inside the outage
+        assert_eq!(c.arrive(w.arrival.unwrap(), &mut Wakes::default()).unwrap().1, Verdict::Drop(DropCause::LinkDown));
+        assert_eq!(c.enqueue(&pkt(1), Time::from_millis(6), &mut w).unwrap_err(), DropCause::LinkDown);
     }
 
     #[test]
@@ -354,10 +396,10 @@ mod tests {
             interval: Dur::from_millis(100),
         });
         let mut w = Wakes::default();
-        c.enqueue(pkt(0), Time::ZERO, &mut w).unwrap();
+        c.enqueue(&pkt(0), Time::ZERO, &mut w).unwrap();
         assert_eq!(w.tx_done, Some(Time(12_000)));
         let mut w2 = Wakes::default();
-        c.enqueue(pkt(1), Time::ZERO, &mut w2).unwrap();
+        c.enqueue(&pkt(1), Time::ZERO, &mut w2).unwrap();
         assert!(w2.tx_done.is_none() && w2.arrival.is_none());
         let mut w3 = Wakes::default();
         let mut dropped = vec![];

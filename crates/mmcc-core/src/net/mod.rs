@@ -5,7 +5,7 @@ pub mod error_model;
 pub mod packet;
 pub mod queue;
 
-pub use channel::{Channel, DirectionConfig, DropCause, Outage, ReorderConfig, Wakes};
+pub use channel::{Channel, DirectionConfig, DropCause, Outage, ReorderConfig, Verdict, Wakes};
 pub use error_model::{ErrorModel, ErrorModelConfig, ErrorUnit};
 pub use packet::{FlowId, Kind, NodeId, Packet, Range};
 pub use queue::QueueConfig;

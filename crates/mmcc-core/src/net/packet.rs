@@ -35,28 +35,29 @@ impl Range {
     }
 }
 
+/// A packet. Kept to 64 bytes (one cache line): packets are copied between queues on every
+/// hop, and that copying is the simulator's main cost.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
-    pub flow: FlowId,
-    pub kind: Kind,
-    pub src: NodeId,
-    pub dst: NodeId,
-    /// Data: stream offset of the first payload byte. Sequence numbers are 64-bit and never wrap
-    /// inside the simulator (pcap output folds them to 32 bits).
-    pub seq: u64,
-    /// Payload bytes (0 for a pure ACK).
-    pub len: u32,
-    /// Cumulative acknowledgement (next expected byte); meaningful on ACKs.
-    pub ack: u64,
-    /// SACK blocks, most recent first (RFC 2018).
-    pub sack: [Range; MAX_SACK_BLOCKS],
-    pub nsack: u8,
-    /// Advertised receive window in bytes.
-    pub rwnd: u64,
     /// When the sender put this copy on the wire (for one-way delay).
     pub sent_at: Time,
+    /// Data: stream offset of the first payload byte. ACK: the cumulative acknowledgement (next
+    /// expected byte), read with [`Packet::ack`]. 64-bit, never wrapping inside the simulator
+    /// (pcap output folds it to 32 bits).
+    pub seq: u64,
+    pub flow: FlowId,
+    /// Payload bytes (0 for a pure ACK).
+    pub len: u32,
+    /// Advertised receive window in bytes (saturated at u32::MAX).
+    pub rwnd: u32,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub kind: Kind,
+    pub nsack: u8,
     /// This copy is a retransmission.
     pub retx: bool,
+    /// SACK blocks as offsets above `ack`, most recent first (RFC 2018).
+    sack: [(u32, u32); MAX_SACK_BLOCKS],
 }
 
 impl Packet {
@@ -67,25 +68,51 @@ impl Packet {
         HEADER_BYTES + sack_opt + self.len
     }
 
-    pub fn sack_blocks(&self) -> &[Range] {
-        &self.sack[..self.nsack as usize]
+    /// The cumulative acknowledgement of an ACK.
+    #[inline]
+    pub fn ack(&self) -> u64 {
+        self.seq
+    }
+
+    /// The SACK blocks (absolute sequence numbers) and their count.
+    #[inline]
+    pub fn sack_blocks(&self) -> ([Range; MAX_SACK_BLOCKS], usize) {
+        let mut out = [Range::default(); MAX_SACK_BLOCKS];
+        for (o, &(a, b)) in out.iter_mut().zip(&self.sack[..self.nsack as usize]) {
+            *o = Range::new(self.seq + a as u64, self.seq + b as u64);
+        }
+        (out, self.nsack as usize)
     }
 
     pub fn data(flow: FlowId, src: NodeId, dst: NodeId, seq: u64, len: u32, now: Time, retx: bool) -> Packet {
         Packet {
+            sent_at: now,
+            seq,
             flow,
-            kind: Kind::Data,
+            len,
+            rwnd: 0,
             src,
             dst,
-            seq,
-            len,
-            ack: 0,
-            sack: [Range::default(); MAX_SACK_BLOCKS],
+            kind: Kind::Data,
             nsack: 0,
-            rwnd: 0,
-            sent_at: now,
             retx,
+            sack: [(0, 0); MAX_SACK_BLOCKS],
         }
+    }
+
+    /// A pure ACK with cumulative acknowledgement `ack` and up to three SACK blocks above it
+    /// (blocks that do not fit in 32-bit offsets above `ack` are left out).
+    pub fn new_ack(flow: FlowId, src: NodeId, dst: NodeId, ack: u64, rwnd: u64, blocks: &[Range], now: Time) -> Packet {
+        let mut p = Packet::data(flow, src, dst, ack, 0, now, false);
+        p.kind = Kind::Ack;
+        p.rwnd = rwnd.min(u32::MAX as u64) as u32;
+        for b in blocks.iter().take(MAX_SACK_BLOCKS) {
+            if b.start >= ack && b.end - ack <= u32::MAX as u64 {
+                p.sack[p.nsack as usize] = ((b.start - ack) as u32, (b.end - ack) as u32);
+                p.nsack += 1;
+            }
+        }
+        p
     }
 }
 
@@ -95,12 +122,19 @@ mod tests {
 
     #[test]
     fn wire_size_counts_headers_and_sack_option() {
-        let mut p = Packet::data(0, 0, 1, 0, 1400, Time::ZERO, false);
+        let p = Packet::data(0, 0, 1, 0, 1400, Time::ZERO, false);
         assert_eq!(p.wire_bytes(), 1440);
-        p.len = 0;
-        p.nsack = 1;
-        assert_eq!(p.wire_bytes(), 40 + 12);
-        p.nsack = 3;
-        assert_eq!(p.wire_bytes(), 40 + 28);
+        let a = Packet::new_ack(0, 1, 0, 1000, 65535, &[Range::new(2000, 3000)], Time::ZERO);
+        assert_eq!(a.wire_bytes(), 40 + 12);
+        let b = [Range::new(2000, 3000), Range::new(4000, 5000), Range::new(6000, 7000)];
+        let a = Packet::new_ack(0, 1, 0, 1000, 65535, &b, Time::ZERO);
+        assert_eq!(a.wire_bytes(), 40 + 28);
+        let (got, n) = a.sack_blocks();
+        assert_eq!(&got[..n], &b);
+    }
+
+    #[test]
+    fn a_packet_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Packet>(), 64);
     }
 }

@@ -83,6 +83,10 @@ pub struct Counters {
 pub struct FlowRecorder {
     cfg: RecordConfig,
     pub bins: Vec<Bin>,
+    /// Index and [start, end) of the bin last written: avoids a division per record.
+    cur: usize,
+    cur_start: u64,
+    cur_end: u64,
     pub cwnd_t: Vec<i64>,
     pub cwnd_v: Vec<i64>,
     pub ssthresh_v: Vec<i64>,
@@ -105,11 +109,16 @@ impl FlowRecorder {
 
     #[inline]
     fn bin(&mut self, t: Time) -> &mut Bin {
-        let i = (t.0 / self.cfg.bin.0.max(1)) as usize;
-        if i >= self.bins.len() {
-            self.bins.resize(i + 1, Bin::default());
+        if t.0 < self.cur_start || t.0 >= self.cur_end || self.bins.is_empty() {
+            let w = self.cfg.bin.0.max(1);
+            self.cur = (t.0 / w) as usize;
+            self.cur_start = self.cur as u64 * w;
+            self.cur_end = self.cur_start + w;
+            if self.cur >= self.bins.len() {
+                self.bins.resize(self.cur + 1, Bin::default());
+            }
         }
-        &mut self.bins[i]
+        &mut self.bins[self.cur]
     }
 
     #[inline]

@@ -55,7 +55,8 @@ impl PcapWriter {
         let mut opts: Vec<u8> = Vec::with_capacity(28);
         if pkt.nsack > 0 {
             opts.extend_from_slice(&[1, 1, 5, 2 + 8 * pkt.nsack]);
-            for b in pkt.sack_blocks() {
+            let (blocks, n) = pkt.sack_blocks();
+            for b in &blocks[..n] {
                 opts.extend_from_slice(&(b.start as u32).wrapping_add(1).to_be_bytes());
                 opts.extend_from_slice(&(b.end as u32).wrapping_add(1).to_be_bytes());
             }
@@ -82,7 +83,7 @@ impl PcapWriter {
         h.extend_from_slice(&dport.to_be_bytes());
         let (seq, ack, flags) = match pkt.kind {
             Kind::Data => ((pkt.seq as u32).wrapping_add(1), 1u32, 0x18u8),
-            Kind::Ack => (1u32, (pkt.ack as u32).wrapping_add(1), 0x10u8),
+            Kind::Ack => (1u32, (pkt.ack() as u32).wrapping_add(1), 0x10u8),
         };
         h.extend_from_slice(&seq.to_be_bytes());
         h.extend_from_slice(&ack.to_be_bytes());

@@ -9,7 +9,7 @@ pub use output::RunOutput;
 
 use crate::cca;
 use crate::engine::Scheduler;
-use crate::net::{Channel, DropCause, Kind, NodeId, Packet, Wakes};
+use crate::net::{Channel, DropCause, Kind, NodeId, Packet, Verdict, Wakes};
 use crate::record::pcap::PcapWriter;
 use crate::record::FlowRecorder;
 use crate::tcp::{Ctx, TcpReceiver, TcpSender, TimerKind};
@@ -64,7 +64,6 @@ pub struct Simulation {
     acct: Vec<[Accounting; 2]>,
     outbox: Vec<Packet>,
     timer_reqs: Vec<(TimerKind, Time, u32)>,
-    forward: VecDeque<(NodeId, Packet)>,
     codel_dropped: Vec<Packet>,
     pcap: Option<(u32, PcapWriter)>,
     finished: bool,
@@ -126,7 +125,6 @@ impl Simulation {
             acct: vec![[Accounting::default(); 2]; nflows],
             outbox: Vec::with_capacity(64),
             timer_reqs: Vec::with_capacity(16),
-            forward: VecDeque::with_capacity(64),
             codel_dropped: Vec::new(),
             pcap,
             finished: false,
@@ -183,15 +181,15 @@ impl Simulation {
                 let mut w = Wakes::default();
                 let r = self.chans[chan as usize].arrive(now, &mut w);
                 self.apply_wakes(chan, w);
-                if let Some(r) = r {
-                    self.after_channel(chan, r);
+                if let Some((p, v)) = r {
+                    self.after_channel(chan, &p, v);
                 }
             }
             Event::Delayed { chan, slot } => {
                 let pkt = self.delayed[slot as usize].take().expect("delayed packet");
                 self.delayed_free.push(slot);
-                let r = self.chans[chan as usize].arrive_delayed(pkt, now);
-                self.after_channel(chan, r);
+                let v = self.chans[chan as usize].arrive_delayed(&pkt, now);
+                self.after_channel(chan, &pkt, v);
             }
             Event::TxDone { chan } => {
                 let mut w = Wakes::default();
@@ -222,7 +220,6 @@ impl Simulation {
                 });
             }
         }
-        self.pump();
     }
 
     /// Run `f` on a flow's endpoints, then queue what it sent and the timers it armed.
@@ -244,57 +241,59 @@ impl Simulation {
             let a = &mut self.acct[flow as usize][k];
             a.emitted += 1;
             a.emitted_bytes += p.len as u64;
-            self.forward.push_back((p.src, p));
+            self.send_from(p.src, &p);
         }
         self.outbox = out;
         self.timer_reqs = timers;
     }
 
-    /// Forward queued packets hop by hop until each sits in a channel or reached its endpoint.
-    fn pump(&mut self) {
-        while let Some((node, pkt)) = self.forward.pop_front() {
-            if pkt.dst == node {
-                self.at_endpoint(pkt);
-                continue;
-            }
-            let chan = self.route[node as usize][pkt.dst as usize].expect("routes checked at set-up");
-            let now = self.sched.now();
-            let mut w = Wakes::default();
-            let r = self.chans[chan as usize].enqueue(pkt, now, &mut w);
-            if let Err((p, cause)) = r {
-                self.count_drop(chan, &p, cause);
-            }
-            self.apply_wakes(chan, w);
+    /// Put a packet leaving `node` into the next channel of its route. Channels always take
+    /// time (serialization), so this never re-enters an endpoint: no recursion, no staging queue.
+    #[inline]
+    fn send_from(&mut self, node: NodeId, pkt: &Packet) {
+        let chan = self.route[node as usize][pkt.dst as usize].expect("routes checked at set-up");
+        let now = self.sched.now();
+        let mut w = Wakes::default();
+        let r = self.chans[chan as usize].enqueue(pkt, now, &mut w);
+        if let Err(cause) = r {
+            self.count_drop(chan, pkt, cause);
         }
+        self.apply_wakes(chan, w);
     }
 
-    fn at_endpoint(&mut self, pkt: Packet) {
+    fn at_endpoint(&mut self, pkt: &Packet) {
         let flow = pkt.flow;
         let k = (pkt.kind == Kind::Ack) as usize;
         let a = &mut self.acct[flow as usize][k];
         a.arrived += 1;
         a.arrived_bytes += pkt.len as u64;
         match pkt.kind {
-            Kind::Data => self.with_flow(flow, |f, ctx| f.receiver.on_data(&pkt, ctx)),
-            Kind::Ack => self.with_flow(flow, |f, ctx| f.sender.on_ack(&pkt, ctx)),
+            Kind::Data => self.with_flow(flow, |f, ctx| f.receiver.on_data(pkt, ctx)),
+            Kind::Ack => self.with_flow(flow, |f, ctx| f.sender.on_ack(pkt, ctx)),
         }
     }
 
-    fn after_channel(&mut self, chan: u32, r: Result<Packet, (Packet, DropCause)>) {
-        match r {
-            Ok(p) => {
+    #[inline]
+    fn after_channel(&mut self, chan: u32, p: &Packet, v: Verdict) {
+        match v {
+            Verdict::Deliver => {
                 if let Some((c, w)) = &mut self.pcap {
                     if *c == chan {
-                        w.write(self.sched.now(), &p);
+                        w.write(self.sched.now(), p);
                     }
                 }
                 let to = self.chans[chan as usize].to;
-                self.forward.push_back((to, p));
+                if p.dst == to {
+                    self.at_endpoint(p);
+                } else {
+                    self.send_from(to, p);
+                }
             }
-            Err((p, cause)) => self.count_drop(chan, &p, cause),
+            Verdict::Drop(cause) => self.count_drop(chan, p, cause),
         }
     }
 
+    #[inline]
     fn apply_wakes(&mut self, chan: u32, w: Wakes) {
         if let Some(t) = w.arrival {
             self.sched.schedule(t, Event::Arrive { chan });
@@ -302,7 +301,8 @@ impl Simulation {
         if let Some(t) = w.tx_done {
             self.sched.schedule(t, Event::TxDone { chan });
         }
-        if let Some((t, p)) = w.delayed {
+        if w.delayed {
+            let (t, p) = self.chans[chan as usize].take_delayed().expect("delayed packet");
             let slot = match self.delayed_free.pop() {
                 Some(s) => {
                     self.delayed[s as usize] = Some(p);

@@ -4,15 +4,14 @@
 use super::scoreboard::SegRec;
 use crate::time::{Bandwidth, Dur, Time};
 
-/// One rate sample, produced per ACK that delivered data.
+/// One rate sample, produced per ACK that delivered data. The rate itself is computed on
+/// demand ([`RateSample::delivery_rate`]): most algorithms never ask.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RateSample {
     /// Data delivered over the sample interval, in bytes.
     pub delivered: u64,
     /// The sample interval: max(send elapsed, ack elapsed) (draft section 3.3).
     pub interval: Dur,
-    /// delivered / interval; zero when the sample is invalid.
-    pub delivery_rate: Bandwidth,
     /// The connection's delivered count when the newest acknowledged packet was sent.
     pub prior_delivered: u64,
     /// The newest acknowledged packet was sent while the sender was application-limited.
@@ -27,6 +26,17 @@ pub struct RateSample {
     pub prior_in_flight: u64,
     /// The sample is valid (interval known and at least the minimum RTT).
     pub valid: bool,
+}
+
+impl RateSample {
+    /// delivered / interval; zero when the sample is invalid.
+    pub fn delivery_rate(&self) -> Bandwidth {
+        if self.valid {
+            Bandwidth::from_bytes_per(self.delivered, self.interval)
+        } else {
+            Bandwidth(0)
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -96,9 +106,6 @@ impl RateSampler {
             rs.interval = self.send_elapsed.max(self.ack_elapsed);
             // A sample shorter than min_rtt is unreliable (ACK compression): drop it.
             rs.valid = rs.interval.0 > 0 && min_rtt.is_none_or(|m| rs.interval >= m);
-            if rs.valid {
-                rs.delivery_rate = Bandwidth::from_bytes_per(rs.delivered, rs.interval);
-            }
         }
         self.newest_sent = None;
         rs

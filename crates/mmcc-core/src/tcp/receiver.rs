@@ -6,7 +6,7 @@ use super::{Ctx, TcpConfig, TimerKind};
 use crate::engine::timer::Fired;
 use crate::engine::LazyTimer;
 use crate::net::packet::MAX_SACK_BLOCKS;
-use crate::net::{FlowId, Kind, NodeId, Packet, Range};
+use crate::net::{FlowId, NodeId, Packet, Range};
 use crate::time::Time;
 use std::collections::BTreeMap;
 
@@ -139,24 +139,33 @@ impl TcpReceiver {
     fn send_ack(&mut self, ctx: &mut Ctx) {
         self.pending = 0;
         self.delack.cancel();
-        let mut pkt = Packet::data(self.flow, self.node, self.peer, 0, 0, ctx.now, false);
-        pkt.kind = Kind::Ack;
-        pkt.ack = self.rcv_nxt;
-        pkt.rwnd = self.rcv_buf;
-        if self.sack && !self.ooo.is_empty() {
-            // RFC 2018: the block holding the latest segment first, then the most recently
-            // updated others.
-            let mut idx: Vec<usize> = (0..self.ooo.len()).collect();
-            if idx.len() > MAX_SACK_BLOCKS {
-                idx.select_nth_unstable_by(MAX_SACK_BLOCKS - 1, |&a, &b| self.ooo[b].stamp.cmp(&self.ooo[a].stamp));
-                idx.truncate(MAX_SACK_BLOCKS);
+        // RFC 2018: the block holding the latest segment first, then the most recently updated
+        // others: keep the MAX_SACK_BLOCKS ranges with the highest stamps, newest first.
+        let mut top: [Option<OooRange>; MAX_SACK_BLOCKS] = [None; MAX_SACK_BLOCKS];
+        if self.sack {
+            for r in &self.ooo {
+                let mut cand = *r;
+                for slot in top.iter_mut() {
+                    match slot {
+                        Some(s) if s.stamp >= cand.stamp => {}
+                        _ => {
+                            let prev = slot.replace(cand);
+                            match prev {
+                                Some(p) => cand = p,
+                                None => break,
+                            }
+                        }
+                    }
+                }
             }
-            idx.sort_by(|&a, &b| self.ooo[b].stamp.cmp(&self.ooo[a].stamp));
-            for (k, &i) in idx.iter().enumerate() {
-                pkt.sack[k] = Range::new(self.ooo[i].start, self.ooo[i].end);
-            }
-            pkt.nsack = idx.len() as u8;
         }
+        let mut blocks = [Range::default(); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        for r in top.iter().flatten() {
+            blocks[n] = Range::new(r.start, r.end);
+            n += 1;
+        }
+        let pkt = Packet::new_ack(self.flow, self.node, self.peer, self.rcv_nxt, self.rcv_buf, &blocks[..n], ctx.now);
         ctx.rec.counters.acks_sent += 1;
         ctx.out.push(pkt);
     }

@@ -249,19 +249,20 @@ impl TcpSender {
     /// An ACK arrived.
     pub fn on_ack(&mut self, pkt: &Packet, ctx: &mut Ctx) {
         ctx.rec.counters.acks_received += 1;
-        if pkt.ack < self.sb.snd_una {
+        if pkt.ack() < self.sb.snd_una {
             return; // an old ACK overtaken by a newer one
         }
         // Writes due before this ACK see the buffer as it was before the ACK frees space.
         self.write_app_data(ctx.now);
-        self.rwnd = pkt.rwnd;
+        self.rwnd = pkt.rwnd as u64;
         let now = ctx.now;
         self.cc.now = now;
         let prior_in_flight = self.sb.pipe();
         let outstanding_before = self.sb.outstanding();
-        let blocks = if self.cfg.sack { pkt.sack_blocks() } else { &[] };
+        let (blocks, nblocks) = pkt.sack_blocks();
+        let blocks = if self.cfg.sack { &blocks[..nblocks] } else { &[] };
         let rate = &mut self.rate;
-        let res = self.sb.on_ack(pkt.ack, blocks, |s| rate.on_delivered(s, now));
+        let res = self.sb.on_ack(pkt.ack(), blocks, |s| rate.on_delivered(s, now));
         let advanced = res.cum_acked > 0;
 
         // RFC 5681: a duplicate ACK acknowledges nothing new while data is outstanding.

@@ -48,6 +48,10 @@ pub struct DirectionConfig {
     pub reorder: Option<ReorderConfig>,
     #[serde(default)]
     pub outages: Vec<Outage>,
+    /// Drop exactly these packets, counted from 0 in arrival order at the far end (for tests
+    /// and what-if experiments; cause `error_model`).
+    #[serde(default)]
+    pub drop_list: Vec<u64>,
 }
 
 /// Why a packet was dropped.
@@ -122,6 +126,9 @@ pub struct Channel {
     pub delayed_inside: u64,
     /// The last packet held back by reordering, until the owner schedules it.
     delayed_out: Option<(Time, Packet)>,
+    drop_list: Vec<u64>,
+    drop_next: usize,
+    arrivals: u64,
     /// Serialization-time cache: (wire bytes, time) of the last two sizes seen (data, ACK).
     tx_cache: [(u32, Dur); 2],
     /// Packets that started transmission.
@@ -164,6 +171,14 @@ impl Channel {
             outages: cfg.outages.clone(),
             delayed_inside: 0,
             delayed_out: None,
+            drop_list: {
+                let mut d = cfg.drop_list.clone();
+                d.sort_unstable();
+                d.dedup();
+                d
+            },
+            drop_next: 0,
+            arrivals: 0,
             tx_cache: [(u32::MAX, Dur::ZERO); 2],
             tx_packets: 0,
             tx_bytes: 0,
@@ -320,6 +335,12 @@ impl Channel {
 
     #[inline]
     fn verdict(&mut self, pkt: &Packet, now: Time) -> Verdict {
+        let idx = self.arrivals;
+        self.arrivals += 1;
+        if self.drop_next < self.drop_list.len() && self.drop_list[self.drop_next] == idx {
+            self.drop_next += 1;
+            return Verdict::Drop(DropCause::ErrorModel);
+        }
         if self.is_down(now) {
             return Verdict::Drop(DropCause::LinkDown);
         }

@@ -28,6 +28,9 @@ pub struct TcpSender {
     pub app: App,
     app_stopped: bool,
     dupacks: u32,
+    /// Without SACK: bytes that duplicate ACKs say have left the network (Linux
+    /// `tcp_add_reno_sack`: one segment per duplicate ACK), subtracted from the pipe.
+    dup_bytes: u64,
     recovery_point: u64,
     prr: Prr,
     rwnd: u64,
@@ -67,6 +70,7 @@ impl TcpSender {
             app: App::new(app, start),
             app_stopped: false,
             dupacks: 0,
+            dup_bytes: 0,
             recovery_point: 0,
             prr: Prr::default(),
             rwnd: u64::MAX,
@@ -80,6 +84,12 @@ impl TcpSender {
 
     pub fn state(&self) -> CaState {
         self.cc.state
+    }
+
+    /// Bytes estimated in the network: RFC 6675 pipe, less what duplicate ACKs reported
+    /// delivered when SACK is off.
+    pub fn pipe(&self) -> u64 {
+        self.sb.pipe().saturating_sub(self.dup_bytes)
     }
 
     /// The application starts at `ctx.now`.
@@ -141,7 +151,7 @@ impl TcpSender {
                 Self::arm(&mut self.pace_timer, TimerKind::Pace, at, ctx);
                 break;
             }
-            let pipe = self.sb.pipe();
+            let pipe = self.pipe();
             // RFC 6675 NextSeg() rule 1: retransmit the first lost segment.
             if let Some(id) = self.sb.next_lost() {
                 if pipe + self.sb.get(id).len as u64 > self.cc.cwnd {
@@ -191,14 +201,14 @@ impl TcpSender {
     fn send_new(&mut self, len: u32, ctx: &mut Ctx) {
         let seq = self.sb.snd_nxt;
         let mut rec = self.new_rec(seq, len, ctx.now);
-        let idle = self.sb.pipe() == 0;
+        let idle = self.pipe() == 0;
         self.rate.on_send(&mut rec, ctx.now, idle);
         self.sb.push_new(rec);
         self.emit(seq, len, false, ctx);
     }
 
     fn retransmit(&mut self, id: u64, ctx: &mut Ctx) {
-        let idle = self.sb.pipe() == 0;
+        let idle = self.pipe() == 0;
         let now = ctx.now;
         let mut rec = *self.sb.get(id);
         self.rate.on_send(&mut rec, now, idle);
@@ -257,7 +267,7 @@ impl TcpSender {
         self.rwnd = pkt.rwnd as u64;
         let now = ctx.now;
         self.cc.now = now;
-        let prior_in_flight = self.sb.pipe();
+        let prior_in_flight = self.pipe();
         let outstanding_before = self.sb.outstanding();
         let (blocks, nblocks) = pkt.sack_blocks();
         let blocks = if self.cfg.sack { &blocks[..nblocks] } else { &[] };
@@ -266,11 +276,20 @@ impl TcpSender {
         let advanced = res.cum_acked > 0;
 
         // RFC 5681: a duplicate ACK acknowledges nothing new while data is outstanding.
+        let mut delivered = res.delivered;
         if advanced {
             self.dupacks = 0;
+            self.dup_bytes = self.dup_bytes.saturating_sub(res.cum_acked);
         } else if outstanding_before > 0 {
             self.dupacks += 1;
             ctx.rec.counters.dupacks += 1;
+            if !self.cfg.sack {
+                // RFC 6937: without SACK, a duplicate ACK delivered one segment.
+                let room = self.sb.outstanding().saturating_sub(self.mss + self.dup_bytes);
+                let d = self.mss.min(room);
+                self.dup_bytes += d;
+                delivered += d;
+            }
         }
 
         // RTT sample (Karn's rule is applied by the scoreboard).
@@ -295,7 +314,7 @@ impl TcpSender {
                 let loss = self.sb.outstanding() > 0
                     && (self.dupacks >= self.cfg.dupthresh || (self.cfg.sack && self.sb.head_is_lost()));
                 if loss {
-                    self.enter_recovery(prior_in_flight, res.delivered, ctx);
+                    self.enter_recovery(prior_in_flight, delivered, ctx);
                 } else {
                     if advanced && !controls {
                         self.cca.increase_window(&mut self.cc, &ack_ev);
@@ -310,6 +329,7 @@ impl TcpSender {
                     if !controls {
                         self.cc.cwnd = self.cc.ssthresh.max(self.mss);
                     }
+                    self.dup_bytes = 0;
                     let st = if self.sb.sacked_bytes() > 0 { CaState::Disorder } else { CaState::Open };
                     self.set_state(st, ctx);
                 } else {
@@ -318,7 +338,7 @@ impl TcpSender {
                         self.sb.mark_head_lost();
                     }
                     if !controls {
-                        self.cc.cwnd = self.prr.on_ack(res.delivered, self.sb.pipe(), self.cc.ssthresh, self.mss);
+                        self.cc.cwnd = self.prr.on_ack(delivered, self.pipe(), self.cc.ssthresh, self.mss);
                     }
                 }
             }
@@ -334,7 +354,7 @@ impl TcpSender {
 
         let mut rs = self.rate.finish(self.rtt.min());
         rs.rtt = rtt_sample;
-        rs.acked_sacked = res.delivered;
+        rs.acked_sacked = delivered;
         rs.newly_lost = newly_lost;
         rs.prior_in_flight = prior_in_flight;
         self.cca.on_rate_sample(&mut self.cc, &rs);
@@ -364,7 +384,7 @@ impl TcpSender {
         self.sb.mark_head_lost();
         self.set_state(CaState::Recovery, ctx);
         if !controls {
-            self.cc.cwnd = self.prr.on_ack(delivered, self.sb.pipe(), self.cc.ssthresh, self.mss);
+            self.cc.cwnd = self.prr.on_ack(delivered, self.pipe(), self.cc.ssthresh, self.mss);
         }
         // RFC 6675 (4.3): the first retransmission goes out whatever the window says.
         if let Some(id) = self.sb.next_lost() {
@@ -379,7 +399,7 @@ impl TcpSender {
         ctx.rec.counters.rtos += 1;
         ctx.rec.event(ctx.now, "rto", self.rtt.rto().millis_f64());
         self.cc.now = ctx.now;
-        self.cc.bytes_in_flight = self.sb.pipe();
+        self.cc.bytes_in_flight = self.pipe();
         // Reduce ssthresh once per loss episode (Linux tcp_enter_loss; repeated timeouts of
         // the same episode keep it).
         if self.cc.state != CaState::Loss {
@@ -392,6 +412,7 @@ impl TcpSender {
         self.rtt.back_off();
         self.sb.mark_all_lost();
         self.dupacks = 0;
+        self.dup_bytes = 0;
         self.recovery_point = self.sb.snd_nxt;
         self.set_state(CaState::Loss, ctx);
         self.next_send_time = ctx.now;
@@ -425,7 +446,7 @@ impl TcpSender {
     }
 
     fn record_window(&mut self, ctx: &mut Ctx) {
-        ctx.rec.on_window(ctx.now, self.cc.cwnd, self.cc.ssthresh, self.sb.pipe(), self.cc.state);
+        ctx.rec.on_window(ctx.now, self.cc.cwnd, self.cc.ssthresh, self.pipe(), self.cc.state);
     }
 
     /// All written data has been acknowledged.

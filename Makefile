@@ -1,0 +1,39 @@
+# mmcc: the two commands of the README are `make run` and `make test`.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PYTHON ?= python3
+
+.PHONY: setup run test test-rust test-python validate bench clean
+
+# Create the virtualenv, install the Python dependencies and build the Rust extension (release).
+setup: $(VENV)/.deps
+	$(VENV)/bin/maturin develop --release --quiet
+
+$(VENV)/.deps: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet "maturin>=1.5,<2" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "pytest>=7" "hypothesis>=6"
+	touch $@
+
+# The main job: the dumbbell preset, writing Parquet tables, a summary and a PNG to out/dumbbell.
+run: setup
+	$(VENV)/bin/mmcc run dumbbell --out out/dumbbell
+
+# Rust unit + system tests, then the Python tests (fast suite; see `validate` for the long one).
+test: setup test-rust test-python
+
+test-rust:
+	cargo test --release --workspace --exclude mmcc-py
+
+test-python:
+	$(PY) -m pytest -q
+
+# Long validations (marked slow), separate from the default suite.
+validate: setup
+	$(PY) -m pytest -q -m slow
+
+bench:
+	cargo bench -p mmcc-core --bench dumbbell
+
+clean:
+	rm -rf $(VENV) target out

@@ -1,0 +1,81 @@
+//! Two-endpoint harness with chosen drops: exact loss-recovery behaviour.
+
+mod common;
+use common::*;
+use mmcc_core::sim::Simulation;
+use mmcc_core::{Bandwidth, Dur, Time};
+
+fn harness(drops: Vec<u64>, sack: bool) -> Simulation {
+    // 100 Mb/s, 20 ms RTT, buffer large enough that only the chosen packets are lost
+    let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(5));
+    cfg.links[1].ab.drop_list = drops;
+    cfg.flows[0].tcp.sack = sack;
+    cfg.flows[0].tcp.initial_ssthresh = Some(100 * 1448); // start in congestion avoidance soon
+    cfg.record.trace = true;
+    Simulation::new(cfg).unwrap()
+}
+
+#[test]
+fn one_loss_gives_one_fast_retransmit_halving_the_flight() {
+    for sack in [true, false] {
+        let mut sim = harness(vec![300], sack);
+        sim.run();
+        sim.check_invariants().unwrap();
+        let c = sim.recorder(0).counters;
+        assert_eq!((c.fast_retransmits, c.rtos, c.retransmits), (1, 0, 1), "sack={sack}");
+        // ssthresh = flight / 2 at the moment of loss detection (RFC 5681 eq. 4)
+        let ev: Vec<_> = sim.recorder(0).events.iter().filter(|e| e.1 == "fast_retransmit").collect();
+        assert_eq!(ev.len(), 1);
+        let r = sim.recorder(0);
+        let k = r.state_v.iter().position(|&s| s == 2).expect("entered recovery");
+        let before = r.inflight_v[..k].iter().rev().find(|_| true).copied().unwrap() as u64;
+        let ssthresh = r.ssthresh_v[k] as u64;
+        assert!(ssthresh.abs_diff(before / 2) <= 2 * 1448, "ssthresh {ssthresh} vs flight/2 {}", before / 2);
+        // after recovery cwnd = ssthresh exactly
+        let exit = k + r.state_v[k..].iter().position(|&s| s == 0).expect("left recovery");
+        assert_eq!(r.cwnd_v[exit] as u64, ssthresh, "sack={sack}");
+        assert!(sim.receiver(0).delivered >= sim.sender(0).sb.snd_una);
+    }
+}
+
+#[test]
+fn three_losses_in_one_window_are_repaired_in_one_recovery_with_sack() {
+    let mut sim = harness(vec![400, 405, 410], true);
+    sim.run();
+    sim.check_invariants().unwrap();
+    let c = sim.recorder(0).counters;
+    assert_eq!((c.fast_retransmits, c.rtos, c.retransmits), (1, 0, 3));
+}
+
+#[test]
+fn newreno_without_sack_repairs_one_hole_per_rtt_with_partial_acks() {
+    let mut sim = harness(vec![400, 405, 410], false);
+    sim.run_until(Time::from_secs(5));
+    sim.check_invariants().unwrap();
+    let c = sim.recorder(0).counters;
+    // RFC 6582: one recovery episode, three retransmissions, no timeout
+    assert_eq!((c.fast_retransmits, c.rtos, c.retransmits), (1, 0, 3));
+}
+
+#[test]
+fn a_lost_retransmission_is_repaired_by_the_rto_after_min_rto() {
+    // Packet 300 is lost. Its retransmission is the first data packet at the far end after
+    // the window in flight; find its arrival index, then lose it as well.
+    let retx_index = (301..700)
+        .find(|&j| {
+            let mut sim = harness(vec![300, j], true);
+            sim.run_until(Time::from_secs(3));
+            sim.recorder(0).counters.rtos == 1
+        })
+        .expect("some drop of the retransmission leads to a timeout");
+    let mut sim = harness(vec![300, retx_index], true);
+    sim.run();
+    sim.check_invariants().unwrap();
+    let r = sim.recorder(0);
+    assert_eq!((r.counters.fast_retransmits, r.counters.rtos), (1, 1));
+    // the timeout fires one min RTO (1 s) after the last ACK that advanced snd_una
+    let rto_t = r.events.iter().find(|e| e.1 == "rto").unwrap().0 as f64 * 1e-9;
+    let fr_t = r.events.iter().find(|e| e.1 == "fast_retransmit").unwrap().0 as f64 * 1e-9;
+    assert!((rto_t - fr_t - 1.0).abs() < 0.05, "fast retransmit at {fr_t}, RTO at {rto_t}");
+    assert!(sim.sender(0).sb.snd_una > 10_000_000, "transfer continued after the timeout");
+}

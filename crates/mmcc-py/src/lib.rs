@@ -1,0 +1,100 @@
+//! `mmcc._core`: the Python face of the Rust simulator.
+//!
+//! `run(config_json)` runs one normalized configuration (built and validated by
+//! `mmcc.scenario`) with the GIL released and returns its tables as columns of raw
+//! little-endian bytes (`numpy.frombuffer` reads them without a copy per element).
+
+use mmcc_core::record::Column;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+fn column_to_py<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyAny>> {
+    let t = match c {
+        Column::F64(v) => {
+            let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+            ("f64", PyBytes::new(py, &b).into_any()).into_pyobject(py)?.into_any()
+        }
+        Column::I64(v) => {
+            let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+            ("i64", PyBytes::new(py, &b).into_any()).into_pyobject(py)?.into_any()
+        }
+        Column::Str(v) => ("str", PyList::new(py, v)?.into_any()).into_pyobject(py)?.into_any(),
+    };
+    Ok(t)
+}
+
+/// Run one simulation. `config_json` is the normalized configuration (see
+/// `mmcc_core::sim::SimConfig`). Returns `{"tables": {name: {column: (dtype, data)}},
+/// "events_processed": int, "pcap_packets": int | None}`. Raises ValueError for a bad
+/// configuration and RuntimeError if the simulator failed internally.
+#[pyfunction]
+fn run(py: Python<'_>, config_json: &str) -> PyResult<Py<PyDict>> {
+    let cfg = mmcc_core::SimConfig::from_json(config_json).map_err(PyValueError::new_err)?;
+    let result = py.detach(move || catch_unwind(AssertUnwindSafe(move || mmcc_core::run(cfg))));
+    let out = match result {
+        Ok(Ok(out)) => out,
+        Ok(Err(msg)) => return Err(PyValueError::new_err(msg)),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            return Err(PyRuntimeError::new_err(format!("internal simulator error: {msg}")));
+        }
+    };
+    let d = PyDict::new(py);
+    let tables = PyDict::new(py);
+    for t in &out.tables {
+        let cols = PyDict::new(py);
+        for (name, c) in &t.columns {
+            cols.set_item(name, column_to_py(py, c)?)?;
+        }
+        tables.set_item(&t.name, cols)?;
+    }
+    d.set_item("tables", tables)?;
+    d.set_item("events_processed", out.events_processed)?;
+    d.set_item("pcap_packets", out.pcap_packets)?;
+    Ok(d.unbind())
+}
+
+/// Every built-in congestion-control algorithm: name, aliases, source, parameters.
+#[pyfunction]
+fn algorithms(py: Python<'_>) -> PyResult<Py<PyList>> {
+    let list = PyList::empty(py);
+    for a in mmcc_core::cca::algorithms() {
+        let d = PyDict::new(py);
+        d.set_item("name", a.name)?;
+        d.set_item("aliases", a.aliases.to_vec())?;
+        d.set_item("source", a.source)?;
+        let params = PyList::empty(py);
+        for p in a.params {
+            let pd = PyDict::new(py);
+            pd.set_item("name", p.name)?;
+            pd.set_item("default", p.default)?;
+            pd.set_item("help", p.help)?;
+            params.append(pd)?;
+        }
+        d.set_item("params", params)?;
+        list.append(d)?;
+    }
+    Ok(list.unbind())
+}
+
+/// Check an algorithm name and parameters without running anything; returns the canonical
+/// name or raises ValueError naming what is allowed.
+#[pyfunction]
+fn check_algorithm(name: &str, params: std::collections::BTreeMap<String, f64>) -> PyResult<String> {
+    mmcc_core::cca::build(name, &params).map(|a| a.name().to_string()).map_err(PyValueError::new_err)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(check_algorithm, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

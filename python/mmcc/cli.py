@@ -1,0 +1,147 @@
+"""The `mmcc` command line.
+
+Errors are one line on stderr and a non-zero exit status; never a traceback (set MMCC_DEBUG=1
+to see one when reporting a bug).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+EXIT_USAGE = 2
+EXIT_INTERNAL = 70
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        sys.stderr.write(f"error: {message} (see '{self.prog} --help')\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def _kv(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    k, v = text.split("=", 1)
+    return k.strip(), v.strip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="mmcc",
+        description="TCP congestion control for 5G mmWave networks: a fast, deterministic packet-level simulator.",
+        epilog="Examples:\n  mmcc run dumbbell --out out/dumbbell\n  mmcc run my.toml --cca newreno --seed 3\n"
+               "  mmcc presets\n  mmcc algorithms",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"mmcc {__version__}")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
+
+    r = sub.add_parser("run", help="run one scenario (a preset name or a .toml file)",
+                       description="Run one scenario; print a summary, write Parquet tables and an overview PNG.")
+    r.add_argument("scenario", help="preset name (see 'mmcc presets') or path to a scenario .toml file")
+    r.add_argument("--cca", help="congestion control algorithm for every flow (see 'mmcc algorithms')")
+    r.add_argument("--cca-param", action="append", type=_kv, default=[], metavar="KEY=VALUE",
+                   help="algorithm parameter override (repeatable)")
+    r.add_argument("--seed", type=int, help="random seed (default: the scenario's)")
+    r.add_argument("--duration", help='simulated duration, e.g. "10s" (default: the scenario\'s)')
+    r.add_argument("--set", action="append", type=_kv, default=[], metavar="KEY=VALUE", dest="sets",
+                   help='override any scenario key by dotted path, e.g. --set links.1.forward.queue.limit=5MB')
+    r.add_argument("--trace", action="store_true", help="also record every RTT sample, delivered segment and cwnd change")
+    r.add_argument("--pcap", metavar="LINK[:forward|reverse]", help="capture one link direction to OUT/capture.pcap")
+    r.add_argument("--out", default=None, help="output folder (default: out/<scenario>)")
+    r.add_argument("--no-plot", action="store_true", help="skip the PNG")
+
+    sub.add_parser("presets", help="list the scenario presets")
+    sub.add_parser("algorithms", help="list the congestion control algorithms with sources and parameters")
+    return p
+
+
+def _cmd_run(a) -> int:
+    from .results import run
+    from .scenario import ScenarioError, _parse_value, load
+
+    sc = load(a.scenario)
+    sets = {k: _parse_value(v) for k, v in a.sets}
+    if a.trace:
+        sets["record.trace"] = True
+    out = Path(a.out) if a.out else Path("out") / sc.name
+    if a.pcap:
+        link, _, direction = a.pcap.partition(":")
+        if not link.isdigit():
+            raise ScenarioError(f"--pcap: {a.pcap!r}: expected LINK or LINK:forward|reverse, LINK a link index")
+        sets["pcap"] = {"link": int(link), "direction": direction or "forward", "path": str(out / "capture.pcap")}
+        out.mkdir(parents=True, exist_ok=True)
+    params = {}
+    for k, v in a.cca_param:
+        x = _parse_value(v)
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            raise ScenarioError(f"--cca-param {k}: expected a number, got {v!r}")
+        params[k] = float(x)
+    result = run(sc, cca=a.cca, cca_params=params or None, seed=a.seed, duration=a.duration, sets=sets)
+    print(f"scenario {sc.name} ({sc.source}), seed {result.scenario.config['seed']}, "
+          f"{result.scenario.config['duration'] / 1e9:g} s simulated in {result.wall_seconds:.2f} s wall "
+          f"({result.events_processed:,} events)")
+    print(result.summary_text())
+    written = result.write(out)
+    if not a.no_plot:
+        from .plots import overview
+
+        written.append(overview(result, out / "overview.png"))
+    if result.pcap_packets is not None:
+        print(f"pcap: {result.pcap_packets} packets in {out / 'capture.pcap'}")
+    print(f"wrote {len(written)} files to {out}/")
+    return 0
+
+
+def _cmd_presets(_a) -> int:
+    from .scenario import presets
+
+    ps = presets()
+    w = max(len(n) for n in ps)
+    for name, desc in ps.items():
+        print(f"{name.ljust(w)}  {desc}")
+    return 0
+
+
+def _cmd_algorithms(_a) -> int:
+    from . import algorithms
+
+    for a in algorithms():
+        aliases = f" (aliases: {', '.join(a['aliases'])})" if a["aliases"] else ""
+        print(f"{a['name']}{aliases}\n    source: {a['source']}")
+        for p in a["params"]:
+            print(f"    {p['name']} = {p['default']:g}  {p['help']}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    a = parser.parse_args(argv)
+    if a.cmd is None:
+        parser.print_help()
+        return EXIT_USAGE
+    handlers = {"run": _cmd_run, "presets": _cmd_presets, "algorithms": _cmd_algorithms}
+    try:
+        return handlers[a.cmd](a)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except (ValueError, OSError) as e:  # ScenarioError, UnitError, core ValueError, files
+        msg = " ".join(str(e).split())
+        sys.stderr.write(f"error: {msg}\n")
+        return EXIT_USAGE if isinstance(e, ValueError) else 1
+    except Exception as e:  # noqa: BLE001 - never a traceback for users
+        if os.environ.get("MMCC_DEBUG"):
+            raise
+        sys.stderr.write(f"internal error: {type(e).__name__}: {' '.join(str(e).split())} "
+                         f"(set MMCC_DEBUG=1 for details)\n")
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

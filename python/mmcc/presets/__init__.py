@@ -1,0 +1,1 @@
+"""Named scenario presets (TOML files shipped with mmcc)."""

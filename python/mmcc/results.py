@@ -1,0 +1,163 @@
+"""Running a scenario and handling its results: pyarrow tables, Parquet files, summaries."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import __version__, _core
+from .scenario import Scenario
+
+__all__ = ["RunResult", "run", "atomic_write_bytes", "write_parquet"]
+
+# Tables written by default; the trace tables only when they have rows (record.trace = true).
+TABLES = ["flows", "series", "cwnd", "events", "rtt_hist", "owd_hist", "drops", "links", "rtt_trace", "owd_trace"]
+
+
+def _to_arrow(cols: dict) -> pa.Table:
+    arrays, names = [], []
+    for name, (dtype, data) in cols.items():
+        if dtype == "f64":
+            arrays.append(pa.array(np.frombuffer(data, dtype="<f8")))
+        elif dtype == "i64":
+            arrays.append(pa.array(np.frombuffer(data, dtype="<i8")))
+        else:
+            arrays.append(pa.array(data, type=pa.string()))
+        names.append(name)
+    return pa.table(arrays, names=names)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write a file so that readers see the old content or the whole new one, never a part."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_parquet(table: pa.Table, path: Path, metadata: dict | None = None) -> None:
+    """Write a table as Parquet atomically, with string metadata in the schema."""
+    if metadata:
+        table = table.replace_schema_metadata({k: str(v) for k, v in metadata.items()})
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    atomic_write_bytes(path, sink.getvalue().to_pybytes())
+
+
+@dataclass
+class RunResult:
+    """The tables of one run, with the scenario and seed that produced them."""
+
+    scenario: Scenario
+    tables: dict[str, pa.Table]
+    events_processed: int
+    wall_seconds: float
+    pcap_packets: int | None = None
+
+    @property
+    def flows(self) -> pa.Table:
+        return self.tables["flows"]
+
+    @property
+    def series(self) -> pa.Table:
+        return self.tables["series"]
+
+    def metadata(self) -> dict:
+        return {
+            "mmcc_version": __version__,
+            "scenario": self.scenario.name,
+            "scenario_source": self.scenario.source,
+            "seed": self.scenario.config["seed"],
+            "config": json.dumps(self.scenario.config, sort_keys=True),
+        }
+
+    def data_hash(self) -> str:
+        """SHA-256 over every table's content (Arrow IPC stream), independent of file metadata."""
+        h = hashlib.sha256()
+        for name in sorted(self.tables):
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, self.tables[name].schema) as w:
+                w.write_table(self.tables[name])
+            h.update(name.encode())
+            h.update(sink.getvalue().to_pybytes())
+        return h.hexdigest()
+
+    def write(self, out_dir: str | Path) -> list[Path]:
+        """Write every non-empty table as `<out>/<table>.parquet` and `run.json`; atomic per file."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        meta = self.metadata()
+        written = []
+        for name in TABLES:
+            t = self.tables.get(name)
+            if t is None or (name.endswith("_trace") and t.num_rows == 0):
+                continue
+            p = out / f"{name}.parquet"
+            write_parquet(t, p, meta)
+            written.append(p)
+        info = {**meta, "config": self.scenario.config, "events_processed": self.events_processed,
+                "wall_seconds": round(self.wall_seconds, 3), "data_sha256": self.data_hash(),
+                "tables": [p.name for p in written]}
+        atomic_write_bytes(out / "run.json", (json.dumps(info, indent=2, sort_keys=True) + "\n").encode())
+        written.append(out / "run.json")
+        return written
+
+    def summary_rows(self) -> list[dict]:
+        f = self.flows.to_pylist()
+        rows = []
+        for r in f:
+            rows.append({
+                "flow": r["flow_id"], "cca": r["cca"], "throughput_mbps": r["throughput_mbps"],
+                "rtt_mean_ms": r["rtt_mean_ms"], "rtt_p95_ms": r["rtt_p95_ms"], "owd_mean_ms": r["owd_mean_ms"],
+                "retransmits": int(r["retransmits"]), "fast_retransmits": int(r["fast_retransmits"]),
+                "rtos": int(r["rtos"]),
+                "drops": int(r["drops_queue_full"] + r["drops_aqm"] + r["drops_error_model"]
+                             + r["drops_link_down"] + r["drops_mtu"]),
+            })
+        return rows
+
+    def summary_text(self) -> str:
+        rows = self.summary_rows()
+        head = ["flow", "cca", "thr Mb/s", "RTT ms", "RTT p95", "OWD ms", "retx", "fast-rtx", "RTOs", "drops"]
+        body = [[str(r["flow"]), r["cca"], f"{r['throughput_mbps']:.1f}", f"{r['rtt_mean_ms']:.2f}",
+                 f"{r['rtt_p95_ms']:.2f}", f"{r['owd_mean_ms']:.2f}", str(r["retransmits"]),
+                 str(r["fast_retransmits"]), str(r["rtos"]), str(r["drops"])] for r in rows]
+        widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
+        line = lambda cells: "  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        return "\n".join([line(head), line(["-" * w for w in widths])] + [line(b) for b in body])
+
+
+def run(scenario: Scenario | str, *, cca: str | None = None, cca_params: dict | None = None,
+        seed: int | None = None, duration: str | None = None, sets: dict | None = None) -> RunResult:
+    """Run a scenario (a `Scenario`, preset name or TOML path) and return its tables."""
+    from .scenario import load
+
+    sc = load(scenario) if isinstance(scenario, (str, os.PathLike)) else scenario
+    if any(x is not None for x in (cca, cca_params, seed, duration)) or sets:
+        sc = sc.with_overrides(sets, cca=cca, cca_params=cca_params, seed=seed, duration=duration)
+    cfg_json = sc.to_json()
+    t0 = time.perf_counter()
+    raw = _core.run(cfg_json)
+    wall = time.perf_counter() - t0
+    tables = {name: _to_arrow(cols) for name, cols in raw["tables"].items()}
+    return RunResult(sc, tables, raw["events_processed"], wall, raw.get("pcap_packets"))

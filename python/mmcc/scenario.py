@@ -1,0 +1,475 @@
+"""Scenarios: TOML files (or the same structure as Python dicts) describing a topology, flows
+and what to record, validated into the normalized configuration the Rust core runs.
+
+Every error names the source, the key and what is allowed, on one line, e.g.::
+
+    dumbbell.toml: links[1].rate: "2.5 parsecs": unknown rate unit "parsecs"; accepted units: ...
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+from . import _core
+from .units import UnitError, parse_rate, parse_size, parse_time
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["Scenario", "ScenarioError", "load", "presets", "normalize"]
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be run; the message is one line naming source, key and fix."""
+
+
+class _Ctx:
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, path: str, msg: str):
+        where = f"{self.source}: {path}" if path else self.source
+        raise ScenarioError(f"{where}: {msg}")
+
+
+Parser = Callable[[_Ctx, Any, str], Any]
+
+
+def _quantity(fn, kind: str) -> Parser:
+    def p(ctx: _Ctx, v, path):
+        try:
+            return fn(v)
+        except UnitError as e:
+            ctx.fail(path, str(e))
+
+    p.kind = kind
+    return p
+
+
+SIZE = _quantity(parse_size, "size")
+RATE = _quantity(parse_rate, "rate")
+TIME = _quantity(parse_time, "time")
+
+
+def INT(lo=None, hi=None) -> Parser:
+    def p(ctx, v, path):
+        if isinstance(v, bool) or not isinstance(v, int):
+            ctx.fail(path, f"expected an integer, got {v!r}")
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            ctx.fail(path, f"{v} is out of range; allowed: {lo if lo is not None else '-inf'}..{hi if hi is not None else 'inf'}")
+        return v
+
+    return p
+
+
+def FLOAT(lo=None, hi=None) -> Parser:
+    def p(ctx, v, path):
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            ctx.fail(path, f"expected a number, got {v!r}")
+        v = float(v)
+        if v != v or (lo is not None and v < lo) or (hi is not None and v > hi):
+            ctx.fail(path, f"{v} is out of range; allowed: {lo}..{hi}")
+        return v
+
+    return p
+
+
+def BOOL(ctx, v, path):
+    if not isinstance(v, bool):
+        ctx.fail(path, f"expected true or false, got {v!r}")
+    return v
+
+
+def STR(ctx, v, path):
+    if not isinstance(v, str):
+        ctx.fail(path, f"expected a string, got {v!r}")
+    return v
+
+
+def ONE_OF(*choices) -> Parser:
+    def p(ctx, v, path):
+        if v not in choices:
+            ctx.fail(path, f"{v!r} is not allowed; choose one of: {', '.join(map(str, choices))}")
+        return v
+
+    return p
+
+
+def _table(ctx: _Ctx, v, path: str, fields: dict[str, Parser], required=()) -> dict:
+    if not isinstance(v, dict):
+        ctx.fail(path, f"expected a table, got {v!r}")
+    out = {}
+    for k in v:
+        if k not in fields:
+            ctx.fail(f"{path}.{k}" if path else k, f"unknown key; allowed keys here: {', '.join(sorted(fields))}")
+    for k in required:
+        if k not in v:
+            ctx.fail(f"{path}.{k}" if path else k, "missing required key")
+    for k, parse in fields.items():
+        if k in v:
+            out[k] = parse(ctx, v[k], f"{path}.{k}" if path else k)
+    return out
+
+
+def _list(ctx, v, path, item: Callable[[_Ctx, Any, str], Any]) -> list:
+    if not isinstance(v, list):
+        ctx.fail(path, f"expected a list, got {v!r}")
+    return [item(ctx, x, f"{path}[{i}]") for i, x in enumerate(v)]
+
+
+# ---- schema -------------------------------------------------------------------------------
+
+TCP_FIELDS: dict[str, Parser] = {
+    "segment_size": SIZE,
+    "initial_cwnd": INT(1, 100_000),
+    "initial_ssthresh": SIZE,
+    "initial_rto": TIME,
+    "min_rto": TIME,
+    "max_rto": TIME,
+    "clock_granularity": TIME,
+    "dupthresh": INT(1, 1000),
+    "sack": BOOL,
+    "delayed_ack_count": INT(1, 64),
+    "delayed_ack_timeout": TIME,
+    "send_buffer": SIZE,
+    "recv_buffer": SIZE,
+    "pacing": BOOL,
+}
+# user-facing name -> core (serde) name
+TCP_CORE_NAMES = {
+    "segment_size": "mss",
+    "delayed_ack_count": "delack_count",
+    "delayed_ack_timeout": "delack_timeout",
+    "send_buffer": "snd_buf",
+    "recv_buffer": "rcv_buf",
+}
+
+
+def _queue(ctx, v, path):
+    t = _table(
+        ctx, v, path,
+        {"type": ONE_OF("droptail", "codel"), "limit": SIZE, "limit_packets": INT(1, 10**9),
+         "target": TIME, "interval": TIME},
+        required=("type",),
+    )
+    out = {"type": t["type"], "limit_bytes": t.get("limit"), "limit_packets": t.get("limit_packets")}
+    if t["type"] == "droptail":
+        for k in ("target", "interval"):
+            if k in t:
+                ctx.fail(f"{path}.{k}", "only a codel queue has this key")
+        if out["limit_bytes"] is None and out["limit_packets"] is None:
+            out["limit_packets"] = 1000
+    else:
+        out["target"] = t.get("target", 5_000_000)  # RFC 8289: 5 ms
+        out["interval"] = t.get("interval", 100_000_000)  # RFC 8289: 100 ms
+    return out
+
+
+def _error(ctx, v, path):
+    t = _table(ctx, v, path, {"unit": ONE_OF("bit", "byte", "packet"), "rate": FLOAT(0.0, 1.0)},
+               required=("unit", "rate"))
+    return {"unit": t["unit"], "rate": t["rate"]}
+
+
+def _reorder(ctx, v, path):
+    t = _table(ctx, v, path, {"probability": FLOAT(0.0, 1.0), "delay": TIME}, required=("probability", "delay"))
+    return {"probability": t["probability"], "delay": t["delay"]}
+
+
+def _outage(ctx, v, path):
+    t = _table(ctx, v, path, {"start": TIME, "end": TIME}, required=("start", "end"))
+    if t["end"] <= t["start"]:
+        ctx.fail(path, "end must be after start")
+    return {"start": t["start"], "end": t["end"]}
+
+
+DIRECTION_FIELDS: dict[str, Parser] = {
+    "queue": _queue,
+    "error": _error,
+    "reorder": _reorder,
+    "outages": lambda c, v, p: _list(c, v, p, _outage),
+}
+
+
+def _direction(ctx, v, path):
+    return _table(ctx, v, path, DIRECTION_FIELDS)
+
+
+def _app(ctx, v, path):
+    t = _table(ctx, v, path, {"type": ONE_OF("bulk", "rate"), "bytes": SIZE, "rate": RATE, "write_size": SIZE},
+               required=("type",))
+    if t["type"] == "bulk":
+        for k in ("rate", "write_size"):
+            if k in t:
+                ctx.fail(f"{path}.{k}", "only a rate application has this key")
+        return {"type": "bulk", "bytes": t.get("bytes")}
+    if "rate" not in t:
+        ctx.fail(f"{path}.rate", "missing required key (a rate application needs its rate)")
+    if t["rate"] <= 0:
+        ctx.fail(f"{path}.rate", "must be positive")
+    ws = t.get("write_size", 1400)
+    if not 1 <= ws <= 10**7:
+        ctx.fail(f"{path}.write_size", "must be between 1B and 10MB")
+    return {"type": "rate", "rate": t["rate"], "write_size": ws, "bytes": t.get("bytes")}
+
+
+def _cca_params(ctx, v, path):
+    if not isinstance(v, dict):
+        ctx.fail(path, f"expected a table of numbers, got {v!r}")
+    out = {}
+    for k, x in v.items():
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            ctx.fail(f"{path}.{k}", f"expected a number, got {x!r}")
+        out[k] = float(x)
+    return out
+
+
+TOP_FIELDS = ["name", "description", "duration", "seed", "nodes", "links", "flows", "tcp", "record", "pcap"]
+
+
+def normalize(raw: dict, source: str = "<scenario>") -> dict:
+    """Validate a raw scenario (as parsed from TOML) into the core's run configuration."""
+    ctx = _Ctx(source)
+    top = _table(
+        ctx, raw, "",
+        {
+            "name": STR, "description": STR, "duration": TIME, "seed": INT(0, 2**63 - 1),
+            "nodes": lambda c, v, p: _list(c, v, p, STR),
+            "links": lambda c, v, p: v, "flows": lambda c, v, p: v,
+            "tcp": lambda c, v, p: _table(c, v, p, TCP_FIELDS),
+            "record": lambda c, v, p: _table(c, v, p, {"bin": TIME, "cwnd_interval": TIME, "trace": BOOL}),
+            "pcap": lambda c, v, p: v,
+        },
+        required=("duration", "nodes", "links", "flows"),
+    )
+    if top["duration"] <= 0:
+        ctx.fail("duration", "must be positive")
+    nodes = top["nodes"]
+    if len(nodes) < 2:
+        ctx.fail("nodes", "a scenario needs at least two nodes")
+    if len(set(nodes)) != len(nodes):
+        ctx.fail("nodes", "node names must be unique")
+    index = {n: i for i, n in enumerate(nodes)}
+
+    def node(c, v, p):
+        if v not in index:
+            c.fail(p, f"unknown node {v!r}; nodes: {', '.join(nodes)}")
+        return index[v]
+
+    links = []
+    for i, lraw in enumerate(_list(ctx, top["links"], "links", lambda c, v, p: v)):
+        path = f"links[{i}]"
+        lt = _table(
+            ctx, lraw, path,
+            {"between": lambda c, v, p: _list(c, v, p, node), "rate": RATE, "delay": TIME, "mtu": SIZE,
+             "forward": _direction, "reverse": _direction, **DIRECTION_FIELDS},
+            required=("between", "rate", "delay"),
+        )
+        if len(lt["between"]) != 2 or lt["between"][0] == lt["between"][1]:
+            ctx.fail(f"{path}.between", "must name two different nodes")
+        if lt["rate"] <= 0:
+            ctx.fail(f"{path}.rate", "must be positive")
+        mtu = lt.get("mtu", 1500)
+        if not 100 <= mtu <= 65_535:
+            ctx.fail(f"{path}.mtu", f"{mtu} is out of range; allowed: 100B..65535B")
+        both = {k: lt[k] for k in DIRECTION_FIELDS if k in lt}
+        dirs = {}
+        for key, core in (("forward", "ab"), ("reverse", "ba")):
+            d = {**both, **lt.get(key, {})}
+            dirs[core] = {
+                "queue": d.get("queue", {"type": "droptail", "limit_bytes": None, "limit_packets": 1000}),
+                "error": d.get("error"),
+                "reorder": d.get("reorder"),
+                "outages": d.get("outages", []),
+            }
+        links.append({"a": lt["between"][0], "b": lt["between"][1], "rate": lt["rate"], "delay": lt["delay"],
+                      "mtu": mtu, **dirs})
+
+    base_tcp = top.get("tcp", {})
+    flows = []
+    for i, fraw in enumerate(_list(ctx, top["flows"], "flows", lambda c, v, p: v)):
+        path = f"flows[{i}]"
+        ft = _table(
+            ctx, fraw, path,
+            {"from": node, "to": node, "cca": STR, "cca_params": _cca_params, "start": TIME, "stop": TIME,
+             "app": _app, "tcp": lambda c, v, p: _table(c, v, p, TCP_FIELDS)},
+            required=("from", "to"),
+        )
+        if ft["from"] == ft["to"]:
+            ctx.fail(f"{path}.to", "a flow needs two different nodes")
+        start = ft.get("start", 0)
+        stop = ft.get("stop")
+        if stop is not None and stop <= start:
+            ctx.fail(f"{path}.stop", "must be after start")
+        tcp = {**base_tcp, **ft.get("tcp", {})}
+        core_tcp = {TCP_CORE_NAMES.get(k, k): v for k, v in tcp.items()}
+        mss = core_tcp.get("mss", 1448)
+        if not 1 <= mss <= 65_000:
+            ctx.fail(f"{path}.tcp.segment_size", f"{mss} is out of range; allowed: 1B..65000B")
+        smallest_mtu = min((lk["mtu"] for lk in links), default=65_535)
+        if mss + 40 > smallest_mtu:  # 40 bytes of IPv4 + TCP headers on every data segment
+            ctx.fail(f"{path}.tcp.segment_size",
+                     f"{mss}B plus 40B of IP/TCP headers exceeds the smallest link MTU ({smallest_mtu}B)")
+        for k in ("snd_buf", "rcv_buf"):
+            if k in core_tcp and core_tcp[k] < mss:
+                name = {"snd_buf": "send_buffer", "rcv_buf": "recv_buffer"}[k]
+                ctx.fail(f"{path}.tcp.{name}", "must hold at least one segment")
+        cca = ft.get("cca", "newreno")
+        params = ft.get("cca_params", {})
+        try:
+            cca = _core.check_algorithm(cca, params)
+        except ValueError as e:
+            ctx.fail(f"{path}.cca" if "parameter" not in str(e) else f"{path}.cca_params", str(e))
+        flows.append({"src": ft["from"], "dst": ft["to"], "start": start, "stop": stop, "cca": cca,
+                      "cca_params": params, "tcp": core_tcp, "app": ft.get("app", {"type": "bulk", "bytes": None})})
+    if not flows:
+        ctx.fail("flows", "a scenario needs at least one flow")
+    if not links:
+        ctx.fail("links", "a scenario needs at least one link")
+
+    rec = top.get("record", {})
+    cfg = {
+        "name": top.get("name", ""),
+        "seed": top.get("seed", 1),
+        "duration": top["duration"],
+        "nodes": nodes,
+        "links": links,
+        "flows": flows,
+        "record": {"bin": rec.get("bin", 100_000_000), "cwnd_interval": rec.get("cwnd_interval", 1_000_000),
+                   "trace": rec.get("trace", False)},
+    }
+    if rec.get("bin", 1) <= 0:
+        ctx.fail("record.bin", "must be positive")
+    if "pcap" in top:
+        pt = _table(ctx, top["pcap"], "pcap", {"link": INT(0, len(links) - 1), "direction": ONE_OF("forward", "reverse"),
+                                              "path": STR}, required=("link",))
+        cfg["pcap"] = {"link": pt["link"], "direction": "ab" if pt.get("direction", "forward") == "forward" else "ba",
+                       "path": pt.get("path", "capture.pcap")}
+    return cfg
+
+
+# ---- loading ------------------------------------------------------------------------------
+
+def presets() -> dict[str, str]:
+    """Preset name -> description."""
+    out = {}
+    for f in sorted(resources.files("mmcc.presets").iterdir(), key=lambda p: p.name):
+        if f.name.endswith(".toml"):
+            raw = tomllib.loads(f.read_text())
+            out[f.name[:-5]] = raw.get("description", "")
+    return out
+
+
+def _parse_value(text: str):
+    """A CLI value: a TOML literal if it parses as one (number, bool, quoted string, array,
+    inline table), else the bare string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def set_path(raw: dict, dotted: str, value, source: str = "--set"):
+    """Set `a.b.0.c` in a raw scenario (list indices are numbers)."""
+    parts = dotted.split(".")
+    cur = raw
+    for i, p in enumerate(parts):
+        last = i == len(parts) - 1
+        if isinstance(cur, list):
+            if not p.isdigit() or int(p) >= len(cur):
+                raise ScenarioError(f"{source}: {dotted}: index {p!r} does not exist (the list has {len(cur)} items)")
+            if last:
+                cur[int(p)] = value
+            else:
+                cur = cur[int(p)]
+        elif isinstance(cur, dict):
+            if last:
+                cur[p] = value
+            else:
+                cur = cur.setdefault(p, {})
+        else:
+            raise ScenarioError(f"{source}: {dotted}: {'.'.join(parts[:i])} is not a table or list")
+
+
+@dataclass
+class Scenario:
+    """A scenario: the raw structure (as in the TOML file) and where it came from."""
+
+    raw: dict
+    source: str = "<dict>"
+    _config: dict | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_dict(cls, raw: dict, source: str = "<dict>") -> "Scenario":
+        return cls(copy.deepcopy(raw), source)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> "Scenario":
+        p = Path(path)
+        try:
+            text = p.read_text()
+        except OSError as e:
+            raise ScenarioError(f"{path}: cannot read: {e.strerror or e}") from None
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+        return cls(raw, str(path))
+
+    @classmethod
+    def from_preset(cls, name: str) -> "Scenario":
+        f = resources.files("mmcc.presets") / f"{name}.toml"
+        if not f.is_file():
+            raise ScenarioError(f"unknown preset {name!r}; presets: {', '.join(presets())} (or give a .toml file)")
+        return cls(tomllib.loads(f.read_text()), f"preset {name}")
+
+    def with_overrides(self, sets: dict[str, Any] | None = None, *, cca: str | None = None,
+                       cca_params: dict[str, float] | None = None, seed: int | None = None,
+                       duration: str | None = None) -> "Scenario":
+        raw = copy.deepcopy(self.raw)
+        for k, v in (sets or {}).items():
+            set_path(raw, k, v)
+        flows = raw.get("flows") if isinstance(raw.get("flows"), list) else []
+        if cca is not None:
+            for f in flows:
+                if isinstance(f, dict):
+                    f["cca"] = cca
+                    f.pop("cca_params", None)
+        if cca_params:
+            for f in flows:
+                if isinstance(f, dict):
+                    f.setdefault("cca_params", {}).update(cca_params)
+        if seed is not None:
+            raw["seed"] = seed
+        if duration is not None:
+            raw["duration"] = duration
+        return Scenario(raw, self.source)
+
+    @property
+    def config(self) -> dict:
+        if self._config is None:
+            self._config = normalize(self.raw, self.source)
+        return self._config
+
+    @property
+    def name(self) -> str:
+        return self.raw.get("name") or Path(self.source).stem
+
+    def to_json(self) -> str:
+        return json.dumps(self.config, sort_keys=True)
+
+
+def load(name_or_path: str | Path) -> Scenario:
+    """A preset by name, or a TOML file by path."""
+    s = str(name_or_path)
+    if s.endswith(".toml") or Path(s).exists():
+        return Scenario.from_file(s)
+    return Scenario.from_preset(s)

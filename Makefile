@@ -22,7 +22,9 @@ run: setup
 # Rust unit + system tests, then the Python tests (fast suite; see `validate` for the long one).
 test: setup test-rust test-python
 
+# clippy enforces the engine's determinism rules (clippy.toml: no wall clock, no HashMap).
 test-rust:
+	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
 	cargo test --release --workspace --exclude mmcc-py
 
 test-python:

@@ -99,9 +99,9 @@ def _cmd_run(a) -> int:
 
 
 def _cmd_presets(_a) -> int:
-    from .scenario import presets
+    from .scenario import list_presets
 
-    ps = presets()
+    ps = list_presets()
     w = max(len(n) for n in ps)
     for name, desc in ps.items():
         print(f"{name.ljust(w)}  {desc}")

@@ -24,7 +24,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["Scenario", "ScenarioError", "load", "presets", "normalize"]
+__all__ = ["Scenario", "ScenarioError", "load", "list_presets", "normalize"]
 
 
 class ScenarioError(ValueError):
@@ -358,7 +358,7 @@ def normalize(raw: dict, source: str = "<scenario>") -> dict:
 
 # ---- loading ------------------------------------------------------------------------------
 
-def presets() -> dict[str, str]:
+def list_presets() -> dict[str, str]:
     """Preset name -> description."""
     out = {}
     for f in sorted(resources.files("mmcc.presets").iterdir(), key=lambda p: p.name):
@@ -428,7 +428,7 @@ class Scenario:
     def from_preset(cls, name: str) -> "Scenario":
         f = resources.files("mmcc.presets") / f"{name}.toml"
         if not f.is_file():
-            raise ScenarioError(f"unknown preset {name!r}; presets: {', '.join(presets())} (or give a .toml file)")
+            raise ScenarioError(f"unknown preset {name!r}; presets: {', '.join(list_presets())} (or give a .toml file)")
         return cls(tomllib.loads(f.read_text()), f"preset {name}")
 
     def with_overrides(self, sets: dict[str, Any] | None = None, *, cca: str | None = None,

@@ -132,3 +132,25 @@ fn per_byte_error_model_drops_at_the_expected_rate() {
     let sd = (expect * (1.0 - expect) / n).sqrt();
     assert!((p - expect).abs() < 4.0 * sd, "measured {p} over {n} packets, expected {expect} +- {sd}");
 }
+
+#[test]
+fn cut_through_changes_speed_not_results() {
+    for seed in 0..40u64 {
+        let (mut cfg, _) = random_case(seed);
+        cfg.duration = Dur::from_secs(20);
+        cfg.record.trace = true;
+        let fast = run(cfg.clone()).unwrap();
+        cfg.engine.cut_through = false;
+        let slow = run(cfg).unwrap();
+        for (a, b) in fast.tables.iter().zip(&slow.tables) {
+            assert_eq!(format!("{:?}", a.columns), format!("{:?}", b.columns), "seed {seed}, table {}", a.name);
+        }
+    }
+    // and on the benchmark dumbbell it removes one event per hop
+    let cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(2));
+    let fast = run(cfg.clone()).unwrap();
+    let mut c2 = cfg;
+    c2.engine.cut_through = false;
+    let slow = run(c2).unwrap();
+    assert!(fast.events_processed * 10 < slow.events_processed * 6, "{} vs {}", fast.events_processed, slow.events_processed);
+}

@@ -98,6 +98,9 @@ pub struct Wakes {
     pub tx_done: Option<Time>,
     /// A reordered packet was held back: collect it with [`Channel::take_delayed`].
     pub delayed: bool,
+    /// The channel hands its packets straight to the next hop: collect them with
+    /// [`Channel::take_handoff`].
+    pub handoff: bool,
 }
 
 /// The far end's verdict on an arriving packet.
@@ -126,6 +129,13 @@ pub struct Channel {
     pub delayed_inside: u64,
     /// The last packet held back by reordering, until the owner schedules it.
     delayed_out: Option<(Time, Packet)>,
+    /// Hand packets to the owner at transmission instead of queueing an arrival event (set by
+    /// the simulation for single-feeder chains, see `Simulation::new`).
+    pub cut_through: bool,
+    /// Packets arriving after this time are not handed off (they stay in flight at the end of
+    /// the run, exactly as without cut-through).
+    pub cut_through_until: Time,
+    handoff_out: Option<(Time, Packet)>,
     drop_list: Vec<u64>,
     drop_next: usize,
     arrivals: u64,
@@ -171,6 +181,9 @@ impl Channel {
             outages: cfg.outages.clone(),
             delayed_inside: 0,
             delayed_out: None,
+            cut_through: false,
+            cut_through_until: Time::ZERO,
+            handoff_out: None,
             drop_list: {
                 let mut d = cfg.drop_list.clone();
                 d.sort_unstable();
@@ -209,6 +222,23 @@ impl Channel {
     /// The packet held back by reordering in the last call (with its arrival time).
     pub fn take_delayed(&mut self) -> Option<(Time, Packet)> {
         self.delayed_out.take()
+    }
+
+    /// The packet handed off by the last call (cut-through), with its arrival time.
+    pub fn take_handoff(&mut self) -> Option<(Time, Packet)> {
+        self.handoff_out.take()
+    }
+
+    /// Can this channel hand its packets off at transmission? Only when arrivals keep send
+    /// order (no reordering).
+    pub fn supports_cut_through(&self) -> bool {
+        self.reorder.is_none()
+    }
+
+    /// Can this channel accept packets ahead of their arrival time? Only the drop-tail path,
+    /// whose state depends on nothing but the packets offered, in order.
+    pub fn accepts_early(&self) -> bool {
+        matches!(self.disc, Discipline::DropTail { .. })
     }
 
     /// Bytes waiting in the queue (not yet being transmitted) at `now`.
@@ -305,6 +335,11 @@ impl Channel {
                 return;
             }
         }
+        if self.cut_through && at <= self.cut_through_until {
+            self.handoff_out = Some((at, *pkt));
+            wakes.handoff = true;
+            return;
+        }
         self.flight.push_back((at, *pkt));
         if !self.arrival_scheduled {
             self.arrival_scheduled = true;
@@ -331,6 +366,11 @@ impl Channel {
     pub fn arrive_delayed(&mut self, pkt: &Packet, now: Time) -> Verdict {
         self.delayed_inside -= 1;
         self.verdict(pkt, now)
+    }
+
+    /// A handed-off packet reaches the far end at `at` (evaluated ahead of time, in order).
+    pub fn arrive_handoff(&mut self, pkt: &Packet, at: Time) -> Verdict {
+        self.verdict(pkt, at)
     }
 
     #[inline]

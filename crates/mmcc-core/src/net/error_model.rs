@@ -1,10 +1,11 @@
 //! Random packet error models, with an explicit unit.
 //!
-//! - `Bit`:    each bit is corrupted with probability p; a packet of n bytes is lost with
-//!             probability 1 - (1 - p)^(8n).
-//! - `Byte`:   each byte with probability p: 1 - (1 - p)^n (ns-3 RateErrorModel, unit BYTE,
-//!             the default the thesis used on its server link).
+//! - `Bit`: each bit is corrupted with probability p; a packet of n bytes is lost with
+//!   probability 1 - (1 - p)^(8n).
+//! - `Byte`: each byte with probability p: 1 - (1 - p)^n (ns-3 RateErrorModel, unit BYTE,
+//!   the default the thesis used on its server link).
 //! - `Packet`: each packet with probability p.
+//!
 //! The size counted is the packet's size on the wire (headers included), as ns-3 sees it at the
 //! device where the model is attached.
 

@@ -25,10 +25,31 @@ pub struct SimConfig {
     pub record: RecordConfig,
     #[serde(default)]
     pub pcap: Option<PcapConfig>,
+    #[serde(default)]
+    pub engine: EngineConfig,
 }
 
 fn d_seed() -> u64 {
     1
+}
+
+/// Engine options that change speed, never results (tests compare both settings).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineConfig {
+    /// Hand packets through single-feeder routers without an arrival event there.
+    #[serde(default = "d_true")]
+    pub cut_through: bool,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig { cut_through: true }
+    }
+}
+
+fn d_true() -> bool {
+    true
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 pub mod config;
 mod output;
 
-pub use config::{FlowConfig, LinkConfig, PcapConfig, SimConfig};
+pub use config::{EngineConfig, FlowConfig, LinkConfig, PcapConfig, SimConfig};
 pub use output::RunOutput;
 
 use crate::cca;
@@ -66,6 +66,8 @@ pub struct Simulation {
     timer_reqs: Vec<(TimerKind, Time, u32)>,
     codel_dropped: Vec<Packet>,
     pcap: Option<(u32, PcapWriter)>,
+    /// Cut-through: channel -> the channel its packets are handed to.
+    handoff_to: Vec<Option<u32>>,
     finished: bool,
 }
 
@@ -78,6 +80,13 @@ impl Simulation {
             chans.push(Channel::new(l.b, l.a, l.rate, l.delay, l.mtu, &l.ba, cfg.seed, &format!("link/{i}/ba")));
         }
         let route = Self::routes(cfg.nodes.len(), &chans);
+        let handoff_to = if cfg.engine.cut_through { Self::cut_through_plan(&cfg, &route, &chans) } else { Vec::new() };
+        for (c, next) in handoff_to.iter().enumerate() {
+            if next.is_some() {
+                chans[c].cut_through = true;
+                chans[c].cut_through_until = Time(cfg.duration.0);
+            }
+        }
         let mut flows = Vec::new();
         for (i, f) in cfg.flows.iter().enumerate() {
             for (from, to) in [(f.src, f.dst), (f.dst, f.src)] {
@@ -127,8 +136,58 @@ impl Simulation {
             timer_reqs: Vec::with_capacity(16),
             codel_dropped: Vec::new(),
             pcap,
+            handoff_to,
             finished: false,
         })
+    }
+
+    /// Which channels may hand packets straight to the next channel ("cut-through").
+    ///
+    /// A packet leaving channel `c` towards router `r` is offered to the next channel `n` at
+    /// its arrival time. Offering it earlier (when `c` transmits it) gives the same result if
+    /// (1) `c` keeps send order (no reordering), (2) every packet `c` delivers to `r` continues
+    /// on the same `n` and `r` is not a destination, (3) `n` receives from nobody but `c`
+    /// (no other channel feeds it and no endpoint at `r` sends on it), and (4) `n` is a
+    /// drop-tail channel, whose state depends only on the packets offered, in order. The pcap
+    /// channel is excluded so its capture stays in event order with the rest of the run.
+    fn cut_through_plan(cfg: &SimConfig, route: &[Vec<Option<u32>>], chans: &[Channel]) -> Vec<Option<u32>> {
+        let mut next_of: Vec<Option<Option<u32>>> = vec![None; chans.len()]; // None: unused
+        let mut feeders: Vec<Vec<Option<u32>>> = vec![Vec::new(); chans.len()]; // None: an endpoint
+        for f in &cfg.flows {
+            for (from, to) in [(f.src, f.dst), (f.dst, f.src)] {
+                let mut node = from as usize;
+                let mut prev: Option<u32> = None;
+                while node != to as usize {
+                    let c = route[node][to as usize].expect("routes checked");
+                    if !feeders[c as usize].contains(&prev) {
+                        feeders[c as usize].push(prev);
+                    }
+                    if let Some(p) = prev {
+                        match next_of[p as usize] {
+                            None => next_of[p as usize] = Some(Some(c)),
+                            Some(Some(x)) if x == c => {}
+                            _ => next_of[p as usize] = Some(None),
+                        }
+                    }
+                    prev = Some(c);
+                    node = chans[c as usize].to as usize;
+                }
+                if let Some(p) = prev {
+                    next_of[p as usize] = Some(None); // delivers to an endpoint
+                }
+            }
+        }
+        let pcap_chan = cfg.pcap.as_ref().map(|p| (2 * p.link + usize::from(p.direction == "ba")) as u32);
+        (0..chans.len())
+            .map(|c| {
+                let n = next_of[c].flatten()?;
+                let ok = chans[c].supports_cut_through()
+                    && chans[n as usize].accepts_early()
+                    && feeders[n as usize] == [Some(c as u32)]
+                    && pcap_chan != Some(c as u32);
+                ok.then_some(n)
+            })
+            .collect()
     }
 
     /// Shortest paths in hops (breadth-first from each destination over reversed channels);
@@ -295,6 +354,9 @@ impl Simulation {
 
     #[inline]
     fn apply_wakes(&mut self, chan: u32, w: Wakes) {
+        if w.handoff {
+            self.handoff(chan);
+        }
         if let Some(t) = w.arrival {
             self.sched.schedule(t, Event::Arrive { chan });
         }
@@ -314,6 +376,23 @@ impl Simulation {
                 }
             };
             self.sched.schedule(t, Event::Delayed { chan, slot });
+        }
+    }
+
+    /// Cut-through: `chan` transmitted a packet; it reaches the router at `at` and is offered
+    /// to the next channel with that time (see `cut_through_plan`).
+    fn handoff(&mut self, chan: u32) {
+        let (at, pkt) = self.chans[chan as usize].take_handoff().expect("handoff packet");
+        match self.chans[chan as usize].arrive_handoff(&pkt, at) {
+            Verdict::Drop(cause) => self.count_drop(chan, &pkt, cause),
+            Verdict::Deliver => {
+                let next = self.handoff_to[chan as usize].expect("planned handoff");
+                let mut w = Wakes::default();
+                if let Err(cause) = self.chans[next as usize].enqueue(&pkt, at, &mut w) {
+                    self.count_drop(next, &pkt, cause);
+                }
+                self.apply_wakes(next, w);
+            }
         }
     }
 

@@ -8,15 +8,8 @@ use crate::engine::LazyTimer;
 use crate::net::packet::MAX_SACK_BLOCKS;
 use crate::net::{FlowId, NodeId, Packet, Range};
 use crate::time::Time;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
-#[derive(Clone, Copy, Debug)]
-struct OooRange {
-    start: u64,
-    end: u64,
-    /// Update counter of the last segment added (for RFC 2018 block order).
-    stamp: u64,
-}
 
 pub struct TcpReceiver {
     pub flow: FlowId,
@@ -28,10 +21,14 @@ pub struct TcpReceiver {
     rcv_buf: u64,
     /// Next byte expected in order.
     pub rcv_nxt: u64,
-    ooo: Vec<OooRange>,
+    /// Out-of-order data as merged ranges above `rcv_nxt`, sorted.
+    ooo: VecDeque<Range>,
+    /// Sequence numbers of the latest out-of-order segments, newest first: their ranges are
+    /// the SACK blocks (RFC 2018 order) without scanning every range.
+    recent: [u64; MAX_SACK_BLOCKS],
+    nrecent: usize,
     /// Out-of-order segments: seq -> (len, send time), for their one-way delay at delivery.
     ooo_segs: BTreeMap<u64, (u32, Time)>,
-    stamp: u64,
     pending: u32,
     delack: LazyTimer,
     /// Application bytes delivered in order.
@@ -49,9 +46,10 @@ impl TcpReceiver {
             delack_timeout: cfg.delack_timeout,
             rcv_buf: cfg.rcv_buf,
             rcv_nxt: 0,
-            ooo: Vec::new(),
+            ooo: VecDeque::new(),
+            recent: [0; MAX_SACK_BLOCKS],
+            nrecent: 0,
             ooo_segs: BTreeMap::new(),
-            stamp: 0,
             pending: 0,
             delack: LazyTimer::new(),
             delivered: 0,
@@ -95,31 +93,52 @@ impl TcpReceiver {
             return;
         }
         // Out of order: keep it, ACK at once with SACK.
-        if self.ooo_segs.contains_key(&s) {
-            ctx.rec.counters.dup_data_received += 1;
-        } else {
-            self.ooo_segs.insert(s, (pkt.len, pkt.sent_at));
+        if let std::collections::btree_map::Entry::Vacant(v) = self.ooo_segs.entry(s) {
+            v.insert((pkt.len, pkt.sent_at));
             self.insert_ooo(s, e);
+        } else {
+            ctx.rec.counters.dup_data_received += 1;
         }
         self.send_ack(ctx);
     }
 
     fn insert_ooo(&mut self, s: u64, e: u64) {
-        self.stamp += 1;
         let lo = self.ooo.partition_point(|r| r.end < s);
         let hi = self.ooo.partition_point(|r| r.start <= e);
-        let start = self.ooo[lo..hi].first().map_or(s, |r| r.start.min(s));
-        let end = self.ooo[lo..hi].last().map_or(e, |r| r.end.max(e));
-        self.ooo.splice(lo..hi, [OooRange { start, end, stamp: self.stamp }]);
+        if lo == hi {
+            self.ooo.insert(lo, Range::new(s, e));
+        } else {
+            let merged = Range::new(self.ooo[lo].start.min(s), self.ooo[hi - 1].end.max(e));
+            self.ooo[lo] = merged;
+            self.ooo.drain(lo + 1..hi);
+        }
+        // newest first, without duplicates, no allocation
+        let old = self.recent;
+        let n = self.nrecent;
+        self.recent[0] = s;
+        let mut k = 1;
+        for &x in &old[..n] {
+            if x != s && k < MAX_SACK_BLOCKS {
+                self.recent[k] = x;
+                k += 1;
+            }
+        }
+        self.nrecent = k;
+    }
+
+    /// The range holding byte `seq`, if it is still out of order.
+    fn range_of(&self, seq: u64) -> Option<Range> {
+        let i = self.ooo.partition_point(|r| r.end <= seq);
+        self.ooo.get(i).copied().filter(|r| r.start <= seq)
     }
 
     /// Move out-of-order data that has become in order to the application.
     fn pull_in_order(&mut self, ctx: &mut Ctx) {
-        while let Some(r) = self.ooo.first().copied() {
+        while let Some(r) = self.ooo.front().copied() {
             if r.start > self.rcv_nxt {
                 break;
             }
-            self.ooo.remove(0);
+            self.ooo.pop_front();
             while let Some((&seq, &(len, sent_at))) = self.ooo_segs.first_key_value() {
                 if seq >= r.end {
                     break;
@@ -139,31 +158,19 @@ impl TcpReceiver {
     fn send_ack(&mut self, ctx: &mut Ctx) {
         self.pending = 0;
         self.delack.cancel();
-        // RFC 2018: the block holding the latest segment first, then the most recently updated
-        // others: keep the MAX_SACK_BLOCKS ranges with the highest stamps, newest first.
-        let mut top: [Option<OooRange>; MAX_SACK_BLOCKS] = [None; MAX_SACK_BLOCKS];
-        if self.sack {
-            for r in &self.ooo {
-                let mut cand = *r;
-                for slot in top.iter_mut() {
-                    match slot {
-                        Some(s) if s.stamp >= cand.stamp => {}
-                        _ => {
-                            let prev = slot.replace(cand);
-                            match prev {
-                                Some(p) => cand = p,
-                                None => break,
-                            }
-                        }
+        // RFC 2018: the block holding the latest segment first, then the ranges of the other
+        // most recent segments (each range once).
+        let mut blocks = [Range::default(); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        if self.sack && !self.ooo.is_empty() {
+            for &seq in &self.recent[..self.nrecent] {
+                if let Some(r) = self.range_of(seq) {
+                    if !blocks[..n].contains(&r) {
+                        blocks[n] = r;
+                        n += 1;
                     }
                 }
             }
-        }
-        let mut blocks = [Range::default(); MAX_SACK_BLOCKS];
-        let mut n = 0;
-        for r in top.iter().flatten() {
-            blocks[n] = Range::new(r.start, r.end);
-            n += 1;
         }
         let pkt = Packet::new_ack(self.flow, self.node, self.peer, self.rcv_nxt, self.rcv_buf, &blocks[..n], ctx.now);
         ctx.rec.counters.acks_sent += 1;
@@ -185,5 +192,10 @@ impl TcpReceiver {
     /// Bytes held out of order.
     pub fn ooo_bytes(&self) -> u64 {
         self.ooo.iter().map(|r| r.end - r.start).sum()
+    }
+
+    /// The out-of-order ranges (for tests).
+    pub fn ooo_ranges(&self) -> Vec<Range> {
+        self.ooo.iter().copied().collect()
     }
 }

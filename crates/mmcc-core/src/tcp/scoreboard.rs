@@ -69,7 +69,7 @@ pub struct Scoreboard {
     lost_bytes: u64,
     retrans_bytes: u64,
     /// Merged SACKed ranges above `snd_una`, sorted.
-    sacked: Vec<Range>,
+    sacked: VecDeque<Range>,
     /// Segments with id < `lost_hint` have been examined by the loss rule.
     lost_hint: u64,
     /// No segment below this id is lost, unsacked and waiting for a retransmission.
@@ -105,7 +105,7 @@ impl Scoreboard {
         self.segs.is_empty()
     }
     pub fn highest_sacked(&self) -> Option<u64> {
-        self.sacked.last().map(|r| r.end)
+        self.sacked.back().map(|r| r.end)
     }
 
     fn idx(&self, id: u64) -> usize {
@@ -199,9 +199,10 @@ impl Scoreboard {
             }
             self.snd_una = ack;
             // Drop SACK ranges now below snd_una.
-            let keep = self.sacked.partition_point(|r| r.end <= ack);
-            self.sacked.drain(..keep);
-            if let Some(r) = self.sacked.first_mut() {
+            while self.sacked.front().is_some_and(|r| r.end <= ack) {
+                self.sacked.pop_front();
+            }
+            if let Some(r) = self.sacked.front_mut() {
                 r.start = r.start.max(ack);
             }
             self.lost_hint = self.lost_hint.max(self.base_id);
@@ -252,7 +253,7 @@ impl Scoreboard {
         let lo = self.sacked.partition_point(|r| r.end < b.start);
         let hi = self.sacked.partition_point(|r| r.start <= b.end);
         let mut cursor = b.start;
-        for r in &self.sacked[lo..hi] {
+        for r in self.sacked.range(lo..hi) {
             if r.start > cursor && n < fresh.len() {
                 fresh[n] = Range::new(cursor, r.start.min(b.end));
                 n += 1;
@@ -264,9 +265,13 @@ impl Scoreboard {
             n += 1;
         }
         if n > 0 {
-            let start = self.sacked[lo..hi].first().map_or(b.start, |r| r.start.min(b.start));
-            let end = self.sacked[lo..hi].last().map_or(b.end, |r| r.end.max(b.end));
-            self.sacked.splice(lo..hi, [Range::new(start, end)]);
+            if lo == hi {
+                self.sacked.insert(lo, b);
+            } else {
+                let merged = Range::new(self.sacked[lo].start.min(b.start), self.sacked[hi - 1].end.max(b.end));
+                self.sacked[lo] = merged;
+                self.sacked.drain(lo + 1..hi);
+            }
         }
         n
     }
@@ -327,6 +332,9 @@ impl Scoreboard {
     /// RFC 6675 NextSeg() rule 1: the lowest segment that is lost, not SACKed and not already
     /// retransmitted in this episode.
     pub fn next_lost(&mut self) -> Option<u64> {
+        if self.lost_bytes == 0 {
+            return None; // nothing is lost (or every lost segment was SACKed since)
+        }
         let mut id = self.rtx_hint.max(self.base_id);
         let end = self.base_id + self.segs.len() as u64;
         let limit = self.lost_hint.max(id).min(end);

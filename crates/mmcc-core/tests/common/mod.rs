@@ -10,9 +10,7 @@ use mmcc_core::{Bandwidth, Dur, Time};
 pub fn dumbbell(rate: Bandwidth, rtt: Dur, buffer_bytes: u64, duration: Dur) -> SimConfig {
     let access = Dur::from_micros(100);
     let bottleneck_delay = Dur(rtt.0 / 2 - access.0);
-    let mut tcp = TcpConfig::default();
-    tcp.snd_buf = 64 << 20;
-    tcp.rcv_buf = 64 << 20;
+    let tcp = TcpConfig { snd_buf: 64 << 20, rcv_buf: 64 << 20, ..Default::default() };
     SimConfig {
         name: "dumbbell".into(),
         seed: 1,
@@ -53,6 +51,7 @@ pub fn dumbbell(rate: Bandwidth, rtt: Dur, buffer_bytes: u64, duration: Dur) -> 
         }],
         record: Default::default(),
         pcap: None,
+        engine: Default::default(),
     }
 }
 

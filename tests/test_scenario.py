@@ -1,0 +1,112 @@
+import copy
+
+import pytest
+
+import mmcc
+from mmcc.scenario import Scenario, ScenarioError, load, normalize
+
+from .conftest import SMALL
+
+try:
+    import tomllib
+except ImportError:  # pragma: no cover
+    import tomli as tomllib
+
+BASE = tomllib.loads(SMALL)
+
+
+def err(raw, source="s.toml"):
+    with pytest.raises(ScenarioError) as e:
+        normalize(raw, source)
+    msg = str(e.value)
+    assert "\n" not in msg
+    return msg
+
+
+def edit(path_fn):
+    raw = copy.deepcopy(BASE)
+    path_fn(raw)
+    return raw
+
+
+def test_small_scenario_normalizes_to_base_units():
+    cfg = normalize(BASE, "s.toml")
+    assert cfg["duration"] == 2 * 10**9
+    assert cfg["links"][1]["rate"] == 10**8
+    assert cfg["links"][1]["ab"]["queue"] == {"type": "droptail", "limit_bytes": 250_000, "limit_packets": None}
+    assert cfg["flows"][0]["cca"] == "newreno"
+
+
+def test_unknown_key_is_named_with_the_allowed_keys():
+    m = err(edit(lambda r: r["links"][1].update(speed="1Gbps")))
+    assert m.startswith("s.toml: links[1].speed: unknown key; allowed keys here:")
+    assert "rate" in m
+
+
+def test_wrong_type():
+    m = err(edit(lambda r: r["flows"][0].update(start=5)))
+    assert m.startswith("s.toml: flows[0].start: 5 has no unit")
+
+
+def test_out_of_range():
+    m = err(edit(lambda r: r.update(tcp={"initial_cwnd": 0})))
+    assert "tcp.initial_cwnd: 0 is out of range" in m
+
+
+def test_malformed_quantity_names_file_key_and_units():
+    m = err(edit(lambda r: r["links"][1]["forward"]["queue"].update(limit="2.5 parsecs")))
+    assert m.startswith('s.toml: links[1].forward.queue.limit: "2.5 parsecs": unknown size unit "parsecs"')
+    assert "MB" in m and "MiB" in m
+
+
+def test_unknown_node_lists_nodes():
+    m = err(edit(lambda r: r["flows"][0].update(to="z")))
+    assert "flows[0].to: unknown node 'z'; nodes: a, r, b" in m
+
+
+def test_unknown_algorithm_and_parameter():
+    m = err(edit(lambda r: r["flows"][0].update(cca="warp")))
+    assert "flows[0].cca: unknown congestion control algorithm 'warp'; available: newreno" in m
+    m = err(edit(lambda r: r["flows"][0].update(cca_params={"beta": 0.3})))
+    assert "flows[0].cca_params: algorithm 'newreno' has no parameter 'beta'" in m
+
+
+def test_missing_required_key():
+    m = err(edit(lambda r: r.pop("duration")))
+    assert "s.toml: duration: missing required key" in m
+
+
+def test_invalid_toml_file(tmp_path):
+    p = tmp_path / "broken.toml"
+    p.write_text("duration = \n")
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_file(p).config
+    assert str(e.value).startswith(f"{p}: not valid TOML")
+
+
+def test_unknown_preset_lists_presets():
+    with pytest.raises(ScenarioError) as e:
+        load("dumbel")
+    assert "unknown preset 'dumbel'; presets: dumbbell" in str(e.value)
+
+
+def test_presets_all_validate():
+    for name in mmcc.list_presets():
+        load(name).config
+
+
+def test_overrides_by_dotted_path_and_cca():
+    sc = Scenario.from_dict(BASE).with_overrides({"links.1.forward.queue.limit": "5MB"}, cca="reno", seed=9)
+    cfg = sc.config
+    assert cfg["links"][1]["ab"]["queue"]["limit_bytes"] == 5_000_000
+    assert cfg["flows"][0]["cca"] == "newreno"  # alias resolved
+    assert cfg["seed"] == 9
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(BASE).with_overrides({"links.7.rate": "1Gbps"})
+    assert "index '7' does not exist" in str(e.value)
+
+
+def test_same_structure_from_python():
+    r = mmcc.run(Scenario.from_dict(BASE), duration="1s")
+    assert r.flows.num_rows == 1
+    assert r.flows.column("throughput_mbps")[0].as_py() > 30  # 1 s including slow start

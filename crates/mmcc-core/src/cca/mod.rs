@@ -16,7 +16,16 @@
 //! Windows are in bytes everywhere (`cc.mss` converts); the equations in the algorithm files are
 //! written in segments as the publications write them.
 
+pub mod highspeed;
+pub mod hybla;
+pub mod mmstcp;
+pub mod mrvhs;
+pub mod msscca;
 pub mod newreno;
+pub mod rttv;
+pub mod scalable;
+pub mod tahoe;
+pub mod util;
 
 use crate::tcp::rate::RateSample;
 use crate::time::{Bandwidth, Dur, Time};
@@ -83,6 +92,9 @@ pub struct CcState {
     pub app_limited: bool,
     /// The UE's SINR in dB as seen by the sender, when a cross-layer feed is configured.
     pub sinr_db: Option<f64>,
+    /// First unacknowledged byte and next byte to send (for per-round bookkeeping).
+    pub snd_una: u64,
+    pub snd_nxt: u64,
 }
 
 impl CcState {
@@ -103,6 +115,8 @@ impl CcState {
             pacing_rate: None,
             app_limited: false,
             sinr_db: None,
+            snd_una: 0,
+            snd_nxt: 0,
         }
     }
     pub fn in_slow_start(&self) -> bool {
@@ -153,6 +167,12 @@ pub trait CongestionControl: Send {
 
     /// A delivery-rate sample for this ACK.
     fn on_rate_sample(&mut self, _cc: &mut CcState, _rs: &RateSample) {}
+
+    /// False for algorithms without fast recovery (Tahoe): a loss detected by duplicate ACKs
+    /// then restarts slow start from one segment, like a timeout without the back-off.
+    fn uses_fast_recovery(&self) -> bool {
+        true
+    }
 
     /// True for model-based algorithms (BBR) that set cwnd themselves in `on_rate_sample`: the
     /// stack then skips `increase_window`, PRR and the cwnd = ssthresh step at recovery exit.
@@ -205,7 +225,19 @@ pub fn algorithms() -> &'static [&'static AlgorithmInfo] {
     ALGORITHMS
 }
 
-static ALGORITHMS: &[&AlgorithmInfo] = &[&newreno::INFO];
+static ALGORITHMS: &[&AlgorithmInfo] = &[
+    // benchmarks
+    &newreno::INFO,
+    &tahoe::INFO,
+    &highspeed::INFO,
+    &scalable::INFO,
+    &hybla::INFO,
+    // mmWave algorithms of the source publications
+    &rttv::INFO,
+    &msscca::INFO,
+    &mrvhs::INFO,
+    &mmstcp::INFO,
+];
 
 /// Find an algorithm by name or alias (case-insensitive).
 pub fn lookup(name: &str) -> Option<&'static AlgorithmInfo> {

@@ -9,6 +9,7 @@
 //!   truncated as ns-3 does.
 //! - Loss: ssthresh = max(FlightSize / 2, 2 * MSS) (RFC 5681 eq. 4).
 
+use super::util::{half_flight, slow_start, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -18,46 +19,6 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     params: &[],
     build: |_p: &Params| Box::new(NewReno::default()),
 };
-
-/// Additive-increase accumulator shared by Reno-style algorithms: adds `num / den` bytes with
-/// exact carry of the fraction.
-#[derive(Clone, Debug, Default)]
-pub struct FracAcc {
-    acc: u64,
-}
-
-impl FracAcc {
-    /// Add `num / den` (bytes) to `*cwnd`, carrying the remainder to the next call.
-    #[inline]
-    pub fn add(&mut self, cwnd: &mut u64, num: u64, den: u64) {
-        if den == 0 {
-            return;
-        }
-        self.acc = self.acc.saturating_add(num);
-        if self.acc >= den {
-            let whole = self.acc / den;
-            self.acc -= whole * den;
-            *cwnd += whole;
-        }
-    }
-    pub fn reset(&mut self) {
-        self.acc = 0;
-    }
-}
-
-/// Standard slow start: cwnd += MSS per acknowledged segment, capped at ssthresh. Returns the
-/// segments left over for congestion avoidance.
-pub fn slow_start(cc: &mut CcState, segments: u32) -> u32 {
-    let room = cc.ssthresh.saturating_sub(cc.cwnd).div_ceil(cc.mss);
-    let used = (segments as u64).min(room);
-    cc.cwnd = (cc.cwnd + used * cc.mss).min(cc.ssthresh.max(cc.cwnd));
-    segments - used as u32
-}
-
-/// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
-pub fn half_flight(cc: &CcState) -> u64 {
-    (cc.bytes_in_flight / 2).max(cc.min_ssthresh())
-}
 
 #[derive(Clone, Debug, Default)]
 pub struct NewReno {

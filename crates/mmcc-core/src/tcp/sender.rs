@@ -299,6 +299,8 @@ impl TcpSender {
             ctx.rec.on_rtt(now, r);
         }
         self.sync_rtt();
+        self.cc.snd_una = self.sb.snd_una;
+        self.cc.snd_nxt = self.sb.snd_nxt;
         self.cc.delivered = self.rate.delivered;
         self.cc.bytes_in_flight = prior_in_flight;
         let ack_ev = AckEvent { segments_acked: res.cum_segments, bytes_acked: res.cum_acked, rtt: rtt_sample };
@@ -376,6 +378,21 @@ impl TcpSender {
         ctx.rec.counters.fast_retransmits += 1;
         ctx.rec.event(ctx.now, "fast_retransmit", self.sb.snd_una as f64);
         self.cc.bytes_in_flight = prior_in_flight;
+        if !self.cca.uses_fast_recovery() {
+            // Tahoe: ssthresh from the algorithm, cwnd = 1 segment, slow start; the lost
+            // segments are retransmitted in order as the window opens (Loss state).
+            self.cc.ssthresh = self.cca.ssthresh(&self.cc);
+            self.cc.cwnd = self.mss;
+            self.cca.on_congestion_event(&mut self.cc, CongestionKind::FastRetransmit);
+            self.sb.mark_head_lost();
+            self.dup_bytes = 0;
+            self.recovery_point = self.sb.snd_nxt;
+            self.set_state(CaState::Loss, ctx);
+            if let Some(id) = self.sb.next_lost() {
+                self.retransmit(id, ctx);
+            }
+            return;
+        }
         let controls = self.cca.controls_window();
         self.cc.ssthresh = self.cca.ssthresh(&self.cc);
         self.cca.on_congestion_event(&mut self.cc, CongestionKind::FastRetransmit);

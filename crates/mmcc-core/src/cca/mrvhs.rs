@@ -1,0 +1,75 @@
+//! MRVHS (Alramli et al., PeerJ Computer Science 2025, doi 10.7717/peerj-cs.2956; PhD thesis,
+//! UPM 2025, ch. 6): HighSpeed TCP (RFC 3649) whose additive increase is replaced by the
+//! MSS-CCA increment.
+//!
+//! - Congestion avoidance, per ACK: `alpha = sqrt(MSS * TimeRatio)`, `cwnd += alpha / cwnd`.
+//! - Loss: HighSpeed's b(w): `ssthresh = max(2, cwnd (1 - b(cwnd)))` (the papers print
+//!   `cwnd - beta/cwnd`; the text says the decrease follows HighSpeed, which is normative here).
+//! - Slow start: standard (HighSpeed in ns-3). RTO: common conventions.
+
+use super::highspeed;
+use super::msscca::mss_increment;
+use super::util::{add_segments, reno_ca, slow_start, FracAcc};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "mrvhs",
+    aliases: &[],
+    source: "Alramli et al., PeerJ Comput. Sci. (2025) doi 10.7717/peerj-cs.2956; thesis ch. 6",
+    params: &[],
+    build: |_p: &Params| Box::new(Mrvhs::default()),
+};
+
+#[derive(Default)]
+pub struct Mrvhs {
+    acc: FracAcc,
+    hs: highspeed::HighSpeed,
+}
+
+impl CongestionControl for Mrvhs {
+    fn name(&self) -> &'static str {
+        "mrvhs"
+    }
+    fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        let mut segs = ack.segments_acked;
+        if cc.in_slow_start() {
+            segs = slow_start(cc, segs);
+        }
+        if segs == 0 || cc.in_slow_start() {
+            return;
+        }
+        match mss_increment(cc) {
+            // alpha = sqrt(MSS * TimeRatio); cwnd += alpha / cwnd
+            Some(alpha) => {
+                let w = cc.cwnd_segments();
+                add_segments(&mut self.acc, cc, alpha / w)
+            }
+            None => reno_ca(&mut self.acc, cc),
+        }
+    }
+    fn ssthresh(&self, cc: &CcState) -> u64 {
+        self.hs.ssthresh(cc) // RFC 3649: (1 - b(w)) w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::state;
+    use super::*;
+
+    #[test]
+    fn cuts_to_0_67_w_at_w_1058() {
+        let m = Mrvhs::default();
+        let cc = state(1400, 1058, 10);
+        // b(1058) = 0.33 (RFC 3649 Appendix B)
+        assert_eq!(m.ssthresh(&cc), (1058.0 * 1400.0 * (1.0 - 0.33)) as u64);
+    }
+
+    #[test]
+    fn small_windows_halve_like_reno() {
+        let m = Mrvhs::default();
+        let mut cc = state(1400, 30, 10);
+        cc.bytes_in_flight = 30 * 1400;
+        assert_eq!(m.ssthresh(&cc), 15 * 1400);
+    }
+}

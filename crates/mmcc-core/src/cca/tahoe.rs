@@ -1,0 +1,59 @@
+//! TCP Tahoe (Jacobson 1988; RFC 5681 without fast recovery).
+//!
+//! Window growth as NewReno (slow start per acknowledged segment, RFC 5681 eq. 3 in congestion
+//! avoidance). A loss detected by three duplicate ACKs or SACK retransmits the lost segment and
+//! restarts slow start from one segment with ssthresh = max(FlightSize/2, 2 MSS) (RFC 5681 eq. 4):
+//! [`CongestionControl::uses_fast_recovery`] is false, so the stack enters the Loss state instead
+//! of fast recovery (ns-3 has no Tahoe; this follows the D-TCP paper's benchmark).
+
+use super::util::{half_flight, reno_ca, slow_start, FracAcc};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "tahoe",
+    aliases: &["tcp-tahoe"],
+    source: "Jacobson 1988 / RFC 5681 without fast recovery",
+    params: &[],
+    build: |_p: &Params| Box::new(Tahoe::default()),
+};
+
+#[derive(Default)]
+pub struct Tahoe {
+    acc: FracAcc,
+}
+
+impl CongestionControl for Tahoe {
+    fn name(&self) -> &'static str {
+        "tahoe"
+    }
+    fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        let mut segs = ack.segments_acked;
+        if cc.in_slow_start() {
+            segs = slow_start(cc, segs);
+        }
+        if segs > 0 && !cc.in_slow_start() {
+            reno_ca(&mut self.acc, cc);
+        }
+    }
+    fn ssthresh(&self, cc: &CcState) -> u64 {
+        half_flight(cc) // RFC 5681 eq. (4)
+    }
+    fn uses_fast_recovery(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::state;
+    use super::*;
+
+    #[test]
+    fn tahoe_has_no_fast_recovery_and_halves_ssthresh() {
+        let t = Tahoe::default();
+        assert!(!t.uses_fast_recovery());
+        let mut cc = state(1000, 40, 1000);
+        cc.bytes_in_flight = 40_000;
+        assert_eq!(t.ssthresh(&cc), 20_000);
+    }
+}

@@ -1,0 +1,101 @@
+//! Building blocks shared by several algorithms.
+
+use super::CcState;
+use crate::time::Dur;
+
+/// Additive-increase accumulator shared by Reno-style algorithms: adds `num / den` bytes with
+/// exact carry of the fraction.
+#[derive(Clone, Debug, Default)]
+pub struct FracAcc {
+    acc: u64,
+}
+
+impl FracAcc {
+    /// Add `num / den` (bytes) to `*cwnd`, carrying the remainder to the next call.
+    #[inline]
+    pub fn add(&mut self, cwnd: &mut u64, num: u64, den: u64) {
+        if den == 0 {
+            return;
+        }
+        self.acc = self.acc.saturating_add(num);
+        if self.acc >= den {
+            let whole = self.acc / den;
+            self.acc -= whole * den;
+            *cwnd += whole;
+        }
+    }
+    pub fn reset(&mut self) {
+        self.acc = 0;
+    }
+}
+
+/// Standard slow start: cwnd += MSS per acknowledged segment, capped at ssthresh. Returns the
+/// segments left over for congestion avoidance.
+pub fn slow_start(cc: &mut CcState, segments: u32) -> u32 {
+    let room = cc.ssthresh.saturating_sub(cc.cwnd).div_ceil(cc.mss);
+    let used = (segments as u64).min(room);
+    cc.cwnd = (cc.cwnd + used * cc.mss).min(cc.ssthresh.max(cc.cwnd));
+    segments - used as u32
+}
+
+/// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
+pub fn half_flight(cc: &CcState) -> u64 {
+    (cc.bytes_in_flight / 2).max(cc.min_ssthresh())
+}
+
+/// Reno congestion avoidance: cwnd += MSS * MSS / cwnd once per ACK (RFC 5681 eq. 3).
+#[inline]
+pub fn reno_ca(acc: &mut FracAcc, cc: &mut CcState) {
+    let cwnd = cc.cwnd;
+    acc.add(&mut cc.cwnd, cc.mss * cc.mss, cwnd);
+}
+
+/// Add `segments` (a fraction of a segment, in segments) to cwnd, carried exactly to a
+/// millionth of a byte.
+#[inline]
+pub fn add_segments(acc: &mut FracAcc, cc: &mut CcState, segments: f64) {
+    if segments > 0.0 && segments.is_finite() {
+        acc.add(&mut cc.cwnd, (segments * cc.mss as f64 * 1e6).round() as u64, 1_000_000);
+    }
+}
+
+/// Set cwnd to `segments` (clamped to at least 2 segments... or `floor` segments).
+#[inline]
+pub fn set_cwnd_segments(cc: &mut CcState, segments: f64, floor: f64) {
+    cc.cwnd = (segments.max(floor) * cc.mss as f64).round() as u64;
+}
+
+/// Per-RTT rounds in the Vegas style (Linux `beg_snd_nxt`): a round ends on the first ACK
+/// that acknowledges data sent after the previous round ended. Tracks the minimum RTT and the
+/// number of RTT samples within the round.
+#[derive(Clone, Debug, Default)]
+pub struct Round {
+    end: u64,
+    pub min_rtt: Option<Dur>,
+    pub samples: u32,
+    started: bool,
+}
+
+impl Round {
+    /// Feed an ACK; returns true when it closes a round (the caller then uses `min_rtt` /
+    /// `samples`, and the round restarts).
+    pub fn on_ack(&mut self, cc: &CcState, rtt: Option<Dur>) -> bool {
+        if let Some(r) = rtt {
+            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+            self.samples += 1;
+        }
+        if !self.started {
+            self.started = true;
+            self.end = cc.snd_nxt;
+            return false;
+        }
+        cc.snd_una > self.end
+    }
+
+    /// Start the next round.
+    pub fn restart(&mut self, cc: &CcState) {
+        self.end = cc.snd_nxt;
+        self.min_rtt = None;
+        self.samples = 0;
+    }
+}

@@ -16,7 +16,10 @@
 //! Windows are in bytes everywhere (`cc.mss` converts); the equations in the algorithm files are
 //! written in segments as the publications write them.
 
+pub mod bic;
+pub mod cubic;
 pub mod highspeed;
+pub mod htcp;
 pub mod hybla;
 pub mod mmstcp;
 pub mod mrvhs;
@@ -25,6 +28,9 @@ pub mod newreno;
 pub mod rttv;
 pub mod scalable;
 pub mod tahoe;
+pub mod vegas;
+pub mod westwood;
+pub mod yeah;
 pub mod util;
 
 use crate::tcp::rate::RateSample;
@@ -232,6 +238,12 @@ static ALGORITHMS: &[&AlgorithmInfo] = &[
     &highspeed::INFO,
     &scalable::INFO,
     &hybla::INFO,
+    &bic::INFO,
+    &cubic::INFO,
+    &westwood::INFO,
+    &vegas::INFO,
+    &yeah::INFO,
+    &htcp::INFO,
     // mmWave algorithms of the source publications
     &rttv::INFO,
     &msscca::INFO,

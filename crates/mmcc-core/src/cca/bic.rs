@@ -1,0 +1,123 @@
+//! BIC-TCP (Xu, Harfoush & Rhee, "Binary increase congestion control for fast, long distance
+//! networks", INFOCOM 2004), as ns-3's `TcpBic` (beta 0.8, max increment 16, low window 14,
+//! smooth part 5, binary search coefficient B = 4, fast convergence).
+//!
+//! Per ACK the window grows by 1/cnt segment, cnt chosen by the distance to `last_max`:
+//! below it, binary search (`dist = (last_max - cwnd) / B`; `cnt = cwnd / dist`, at most
+//! `max_incr` per RTT, `cwnd * smooth / B` when within one segment); above it, slow max probing,
+//! then linear at `max_incr`. Windows below `low_window` use Reno. Loss: `last_max =
+//! beta * cwnd` with fast convergence when cwnd < last_max, else cwnd;
+//! ssthresh = max(beta * cwnd, 2) (cwnd/2 below low_window).
+
+use super::util::{add_segments, half_flight, slow_start, FracAcc};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, ParamSpec, Params};
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "bic",
+    aliases: &["bic-tcp", "tcp-bic"],
+    source: "Xu, Harfoush & Rhee, INFOCOM 2004 (ns-3 TcpBic)",
+    params: &[
+        ParamSpec { name: "beta", default: 0.8, help: "multiplicative decrease factor" },
+        ParamSpec { name: "max_incr", default: 16.0, help: "largest increase per RTT (segments)" },
+        ParamSpec { name: "low_window", default: 14.0, help: "below this, Reno (segments)" },
+        ParamSpec { name: "smooth_part", default: 5.0, help: "smoothing near last_max" },
+        ParamSpec { name: "b", default: 4.0, help: "binary search coefficient" },
+    ],
+    build: |p: &Params| {
+        Box::new(Bic {
+            beta: p.get("beta"),
+            max_incr: p.get("max_incr"),
+            low_window: p.get("low_window"),
+            smooth_part: p.get("smooth_part"),
+            b: p.get("b").max(1.0),
+            last_max: 0.0,
+            acc: FracAcc::default(),
+        })
+    },
+};
+
+pub struct Bic {
+    beta: f64,
+    max_incr: f64,
+    low_window: f64,
+    smooth_part: f64,
+    b: f64,
+    last_max: f64,
+    acc: FracAcc,
+}
+
+impl Bic {
+    /// Segments acknowledged per one-segment increase (ns-3 `TcpBic::Update`).
+    pub fn cnt(&self, w: f64) -> f64 {
+        let cnt = if w < self.low_window {
+            w
+        } else if w < self.last_max {
+            let dist = (self.last_max - w) / self.b; // binary search
+            if dist > self.max_incr {
+                w / self.max_incr
+            } else if dist <= 1.0 {
+                w * self.smooth_part / self.b
+            } else {
+                w / dist
+            }
+        } else if w < self.last_max + self.b {
+            w * self.smooth_part / self.b // slow start of max probing
+        } else if w < self.last_max + self.max_incr * (self.b - 1.0) {
+            w * (self.b - 1.0) / (w - self.last_max)
+        } else {
+            w / self.max_incr // linear
+        };
+        let cnt = if self.last_max == 0.0 { cnt.min(20.0) } else { cnt };
+        cnt.max(1.0)
+    }
+}
+
+impl CongestionControl for Bic {
+    fn name(&self) -> &'static str {
+        "bic"
+    }
+    fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        let mut segs = ack.segments_acked;
+        if cc.in_slow_start() {
+            segs = slow_start(cc, segs);
+        }
+        if segs > 0 && !cc.in_slow_start() {
+            let cnt = self.cnt(cc.cwnd_segments());
+            add_segments(&mut self.acc, cc, segs as f64 / cnt);
+        }
+    }
+    fn ssthresh(&self, cc: &CcState) -> u64 {
+        let w = cc.cwnd_segments();
+        if w < self.low_window {
+            return half_flight(cc);
+        }
+        ((cc.cwnd as f64 * self.beta) as u64).max(cc.min_ssthresh())
+    }
+    fn on_congestion_event(&mut self, cc: &mut CcState, _kind: CongestionKind) {
+        let w = cc.cwnd_segments();
+        // fast convergence (ns-3): release bandwidth to new flows
+        self.last_max = if w < self.last_max { self.beta * w } else { w };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bic(last_max: f64) -> Bic {
+        Bic { beta: 0.8, max_incr: 16.0, low_window: 14.0, smooth_part: 5.0, b: 4.0, last_max, acc: FracAcc::default() }
+    }
+
+    #[test]
+    fn binary_search_steps_towards_last_max() {
+        let b = bic(1000.0);
+        // far below: dist = (1000 - 500)/4 = 125 > 16 -> linear at 16 per RTT
+        assert_eq!(b.cnt(500.0), 500.0 / 16.0);
+        // closer: dist = (1000 - 960)/4 = 10 -> cnt = 96 (10 segments per RTT)
+        assert_eq!(b.cnt(960.0), 96.0);
+        // within one: smooth
+        assert_eq!(b.cnt(998.0), 998.0 * 5.0 / 4.0);
+        // just above: max probing starts slowly
+        assert_eq!(b.cnt(1002.0), 1002.0 * 5.0 / 4.0);
+    }
+}

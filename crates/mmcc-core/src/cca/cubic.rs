@@ -1,0 +1,249 @@
+//! CUBIC (RFC 9438) with HyStart (Ha & Rhee, "Taming the elephants: new TCP slow start",
+//! Computer Networks 55(9), 2011), as ns-3's `TcpCubic` and Linux `tcp_cubic.c`.
+//!
+//! In segments, with C = 0.4 and beta_cubic = 0.7:
+//! - `W_cubic(t) = C (t - K)^3 + W_max` (RFC 9438 eq. 1), `K = cbrt((W_max - cwnd_epoch) / C)`
+//!   (eq. 2), t from the start of the congestion-avoidance epoch;
+//! - per ACK: `target = W_cubic(t + RTT)` clamped to [cwnd, 1.5 cwnd] (section 4.2) and
+//!   `cwnd += (target - cwnd) / cwnd`; RTT is the connection's minimum RTT (as ns-3/Linux);
+//! - Reno-friendly region: `W_est += alpha_cubic * segments_acked / cwnd`,
+//!   `alpha_cubic = 3 (1 - beta) / (1 + beta)` (eq. 4); if `W_cubic(t) < W_est`, cwnd = W_est;
+//! - loss: fast convergence `W_max = cwnd (1 + beta) / 2` if cwnd < W_max, else `W_max = cwnd`
+//!   (section 4.7); `ssthresh = max(beta cwnd, 2)` (eq. 5/section 4.6); the epoch restarts.
+//!
+//! HyStart leaves slow start (ssthresh = cwnd) once cwnd >= 16 segments and either an ACK
+//! train of the round lasts min_rtt / 2, or the minimum RTT of the round's first 8 samples
+//! exceeds the connection minimum by clamp(min_rtt / 8, 4 ms, 16 ms).
+
+use super::util::{add_segments, slow_start, FracAcc};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, ParamSpec, Params};
+use crate::time::{Dur, Time};
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "cubic",
+    aliases: &["tcp-cubic"],
+    source: "RFC 9438; HyStart (Ha & Rhee 2011) (ns-3 TcpCubic, Linux tcp_cubic.c)",
+    params: &[
+        ParamSpec { name: "c", default: 0.4, help: "cubic scaling constant C (RFC 9438)" },
+        ParamSpec { name: "beta", default: 0.7, help: "multiplicative decrease beta_cubic" },
+        ParamSpec { name: "hystart", default: 1.0, help: "1: HyStart on, 0: off" },
+        ParamSpec { name: "fast_convergence", default: 1.0, help: "1: on, 0: off" },
+    ],
+    build: |p: &Params| {
+        Box::new(Cubic::new(p.get("c"), p.get("beta"), p.get("hystart") != 0.0, p.get("fast_convergence") != 0.0))
+    },
+};
+
+const HYSTART_LOW_WINDOW: f64 = 16.0;
+const HYSTART_MIN_SAMPLES: u32 = 8;
+const HYSTART_ACK_DELTA: Dur = Dur::from_millis(2);
+const HYSTART_DELAY_MIN: Dur = Dur::from_millis(4);
+const HYSTART_DELAY_MAX: Dur = Dur::from_millis(16);
+
+pub struct Cubic {
+    c: f64,
+    beta: f64,
+    hystart: bool,
+    fast_convergence: bool,
+    w_max: f64,
+    k: f64,
+    epoch_start: Option<Time>,
+    origin: f64,
+    w_est: f64,
+    acc: FracAcc,
+    // HyStart round state
+    round_end: u64,
+    round_start: Time,
+    last_ack: Time,
+    curr_rtt: Option<Dur>,
+    samples: u32,
+    round_started: bool,
+}
+
+impl Cubic {
+    pub fn new(c: f64, beta: f64, hystart: bool, fast_convergence: bool) -> Self {
+        Cubic {
+            c,
+            beta,
+            hystart,
+            fast_convergence,
+            w_max: 0.0,
+            k: 0.0,
+            epoch_start: None,
+            origin: 0.0,
+            w_est: 0.0,
+            acc: FracAcc::default(),
+            round_end: 0,
+            round_start: Time::ZERO,
+            last_ack: Time::ZERO,
+            curr_rtt: None,
+            samples: 0,
+            round_started: false,
+        }
+    }
+
+    /// RFC 9438 eq. (2): K = cbrt((W_max - cwnd_epoch) / C), for a window of `w` segments.
+    pub fn k_for(&self, w_max: f64, w: f64) -> f64 {
+        if w >= w_max {
+            0.0
+        } else {
+            ((w_max - w) / self.c).cbrt()
+        }
+    }
+
+    /// RFC 9438 eq. (1): W_cubic(t) = C (t - K)^3 + W_max (segments, t in seconds).
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        self.c * (t - self.k).powi(3) + self.origin
+    }
+
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+
+    fn hystart_update(&mut self, cc: &mut CcState, rtt: Option<Dur>) {
+        if !self.round_started || cc.snd_una > self.round_end {
+            self.round_started = true;
+            self.round_end = cc.snd_nxt;
+            self.round_start = cc.now;
+            self.last_ack = cc.now;
+            self.curr_rtt = None;
+            self.samples = 0;
+        }
+        let Some(min_rtt) = cc.min_rtt else { return };
+        if cc.cwnd_segments() < HYSTART_LOW_WINDOW {
+            return;
+        }
+        let mut found = false;
+        // ACK train: closely spaced ACKs spanning half the minimum RTT
+        if cc.now - self.last_ack <= HYSTART_ACK_DELTA {
+            self.last_ack = cc.now;
+            if cc.now - self.round_start >= Dur(min_rtt.0 / 2) {
+                found = true;
+            }
+        }
+        // Delay increase over the round's first samples
+        if let Some(r) = rtt {
+            if self.samples < HYSTART_MIN_SAMPLES {
+                self.curr_rtt = Some(self.curr_rtt.map_or(r, |c| c.min(r)));
+                self.samples += 1;
+            } else if let Some(curr) = self.curr_rtt {
+                let thresh = Dur(min_rtt.0 / 8).max(HYSTART_DELAY_MIN).min(HYSTART_DELAY_MAX);
+                if curr > min_rtt + thresh {
+                    found = true;
+                }
+            }
+        }
+        if found {
+            cc.ssthresh = cc.cwnd; // leave slow start
+        }
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+    fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        let mut segs = ack.segments_acked;
+        if cc.in_slow_start() {
+            if self.hystart {
+                self.hystart_update(cc, ack.rtt);
+            }
+            segs = slow_start(cc, segs);
+        }
+        if segs == 0 || cc.in_slow_start() {
+            return;
+        }
+        let w = cc.cwnd_segments();
+        let epoch = match self.epoch_start {
+            Some(e) => e,
+            None => {
+                // RFC 9438 section 4.2: a new congestion-avoidance epoch
+                self.epoch_start = Some(cc.now);
+                self.k = self.k_for(self.w_max, w);
+                self.origin = self.w_max.max(w);
+                self.w_est = w;
+                cc.now
+            }
+        };
+        let rtt = cc.min_rtt.map_or(0.0, |d| d.secs_f64());
+        let t = (cc.now - epoch).secs_f64();
+        // target = W_cubic(t + RTT), clamped to [cwnd, 1.5 cwnd]
+        let target = self.w_cubic(t + rtt).clamp(w, 1.5 * w);
+        // Reno-friendly estimate (eq. 4)
+        let alpha = 3.0 * (1.0 - self.beta) / (1.0 + self.beta);
+        self.w_est += alpha * segs as f64 / w;
+        if self.w_cubic(t) < self.w_est {
+            if self.w_est > w {
+                add_segments(&mut self.acc, cc, self.w_est - w); // cwnd = W_est
+            }
+        } else {
+            add_segments(&mut self.acc, cc, (target - w) / w); // cwnd += (target - cwnd)/cwnd
+        }
+    }
+    fn ssthresh(&self, cc: &CcState) -> u64 {
+        ((cc.cwnd as f64 * self.beta) as u64).max(cc.min_ssthresh()) // ssthresh = beta cwnd
+    }
+    fn on_congestion_event(&mut self, cc: &mut CcState, _kind: CongestionKind) {
+        let w = cc.cwnd_segments();
+        // section 4.7 fast convergence
+        self.w_max = if self.fast_convergence && w < self.w_max { w * (1.0 + self.beta) / 2.0 } else { w };
+        self.epoch_start = None;
+        self.origin = 0.0;
+        self.w_est = 0.0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{ack, state};
+    use super::*;
+
+    #[test]
+    fn k_and_w_cubic_follow_rfc9438() {
+        let mut c = Cubic::new(0.4, 0.7, false, true);
+        // W_max = 100, cwnd after loss = 70: K = cbrt(30 / 0.4) = cbrt(75) = 4.2172 s
+        c.w_max = 100.0;
+        c.k = c.k_for(100.0, 70.0);
+        c.origin = 100.0;
+        assert!((c.k - 75f64.cbrt()).abs() < 1e-12);
+        assert!((c.w_cubic(0.0) - 70.0).abs() < 1e-9); // starts at cwnd
+        assert!((c.w_cubic(c.k) - 100.0).abs() < 1e-12); // plateau at W_max
+        // t = K + 1: 0.4 * 1 + 100
+        assert!((c.w_cubic(c.k + 1.0) - 100.4).abs() < 1e-9);
+    }
+
+    #[test]
+    fn loss_sets_w_max_with_fast_convergence() {
+        let mut c = Cubic::new(0.4, 0.7, false, true);
+        let mut cc = state(1000, 100, 10);
+        assert_eq!(c.ssthresh(&cc), 70_000);
+        c.on_congestion_event(&mut cc, CongestionKind::FastRetransmit);
+        assert_eq!(c.w_max(), 100.0);
+        let mut cc = state(1000, 80, 10);
+        c.on_congestion_event(&mut cc, CongestionKind::FastRetransmit);
+        assert!((c.w_max() - 80.0 * 1.7 / 2.0).abs() < 1e-9); // 68
+    }
+
+    #[test]
+    fn window_follows_the_cubic_curve_after_a_loss() {
+        let mut c = Cubic::new(0.4, 0.7, false, true);
+        let mut cc = state(1000, 100, 10);
+        c.on_congestion_event(&mut cc, CongestionKind::FastRetransmit);
+        cc.cwnd = 70_000;
+        cc.ssthresh = 70_000;
+        cc.min_rtt = Some(Dur::from_millis(10));
+        // feed ACKs every 10 ms for K seconds: the window approaches W_max = 100 from below
+        let k = 75f64.cbrt();
+        let mut t = 0u64;
+        while (t as f64) / 1000.0 < k {
+            cc.now = Time::from_millis(t);
+            for _ in 0..10 {
+                c.increase_window(&mut cc, &ack(1, 1000, Some(10)));
+            }
+            t += 10;
+        }
+        let w = cc.cwnd_segments();
+        assert!((97.0..=101.0).contains(&w), "cwnd {w} after K");
+    }
+}

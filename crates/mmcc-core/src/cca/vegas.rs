@@ -1,0 +1,172 @@
+//! TCP Vegas (Brakmo & Peterson, IEEE JSAC 13(8), 1995), as ns-3's `TcpVegas`
+//! (alpha = 2, beta = 4, gamma = 1 segments).
+//!
+//! Once per RTT (a round ends when an ACK covers data sent after the previous round ended),
+//! with at least 3 RTT samples in the round and `rtt` the minimum RTT of the round:
+//! - `target = cwnd * base_rtt / rtt`, `diff = cwnd - target` (segments of queue);
+//! - slow start: if `diff > gamma`, leave it: `cwnd = min(cwnd, target + 1)` and
+//!   `ssthresh = max(min(ssthresh, cwnd - 1), 2)`;
+//! - congestion avoidance: `diff > beta` -> `cwnd -= 1` (and ssthresh as above),
+//!   `diff < alpha` -> `cwnd += 1`, else hold; then `ssthresh = max(ssthresh, 3/4 cwnd)`.
+//!
+//! Between round ends, slow start grows per ACK as usual and congestion avoidance holds.
+//! With 2 or fewer samples in a round, NewReno's growth applies. Loss: ssthresh =
+//! `max(min(ssthresh, flight - MSS), 2 MSS)` (ns-3 `TcpVegas::GetSsThresh`). Vegas runs only in
+//! the Open state (ns-3 `CongestionStateSet`).
+
+use super::util::{reno_ca, set_cwnd_segments, slow_start, FracAcc, Round};
+use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, ParamSpec, Params};
+use crate::time::Dur;
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "vegas",
+    aliases: &["tcp-vegas"],
+    source: "Brakmo & Peterson, IEEE JSAC 13(8) 1995 (ns-3 TcpVegas)",
+    params: &[
+        ParamSpec { name: "alpha", default: 2.0, help: "lower bound of queued segments" },
+        ParamSpec { name: "beta", default: 4.0, help: "upper bound of queued segments" },
+        ParamSpec { name: "gamma", default: 1.0, help: "slow-start exit threshold (segments)" },
+    ],
+    build: |p: &Params| Box::new(Vegas::new(p.get("alpha"), p.get("beta"), p.get("gamma"))),
+};
+
+pub struct Vegas {
+    alpha: f64,
+    beta: f64,
+    gamma: f64,
+    base_rtt: Option<Dur>,
+    round: Round,
+    enabled: bool,
+    acc: FracAcc,
+}
+
+impl Vegas {
+    pub fn new(alpha: f64, beta: f64, gamma: f64) -> Self {
+        Vegas { alpha, beta, gamma, base_rtt: None, round: Round::default(), enabled: true, acc: FracAcc::default() }
+    }
+
+    /// The per-RTT Vegas decision given the round's minimum RTT; returns the new cwnd.
+    fn update(&self, cc: &mut CcState, rtt: Dur) {
+        let base = self.base_rtt.unwrap_or(rtt).secs_f64();
+        let w = (cc.cwnd / cc.mss) as f64; // whole segments, as ns-3
+        let target = w * base / rtt.secs_f64(); // expected-rate window
+        let diff = w - target; // segments queued
+        let mss = cc.mss as f64;
+        let vegas_ssthresh =
+            |cc: &CcState| (cc.ssthresh as f64).min(cc.cwnd as f64 - mss).max(2.0 * mss) as u64;
+        if cc.in_slow_start() {
+            if diff > self.gamma {
+                // leave slow start: cwnd = min(cwnd, target + 1)
+                set_cwnd_segments(cc, w.min(target.floor() + 1.0), 2.0);
+                cc.ssthresh = vegas_ssthresh(cc);
+            }
+        } else {
+            let mut nw = w;
+            if diff > self.beta {
+                nw -= 1.0; // too much queued: linear decrease
+                set_cwnd_segments(cc, nw, 2.0);
+                cc.ssthresh = vegas_ssthresh(cc);
+            } else if diff < self.alpha {
+                nw += 1.0; // too little: linear increase
+                set_cwnd_segments(cc, nw, 2.0);
+            }
+            cc.ssthresh = cc.ssthresh.max(cc.cwnd * 3 / 4);
+        }
+    }
+}
+
+impl CongestionControl for Vegas {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+    fn on_ack(&mut self, _cc: &mut CcState, ack: &AckEvent) {
+        if let Some(r) = ack.rtt {
+            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+        }
+    }
+    fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        let round_end = self.round.on_ack(cc, ack.rtt);
+        if !self.enabled {
+            self.reno(cc, ack);
+            return;
+        }
+        if round_end {
+            let (samples, min_rtt) = (self.round.samples, self.round.min_rtt);
+            self.round.restart(cc);
+            match min_rtt {
+                Some(rtt) if samples > 2 => self.update(cc, rtt),
+                _ => self.reno(cc, ack),
+            }
+        } else if cc.in_slow_start() {
+            slow_start(cc, ack.segments_acked);
+        }
+    }
+    fn ssthresh(&self, cc: &CcState) -> u64 {
+        // ns-3 TcpVegas::GetSsThresh: max(min(ssthresh, flight - MSS), 2 MSS)
+        (cc.ssthresh.min(cc.bytes_in_flight.saturating_sub(cc.mss))).max(cc.min_ssthresh())
+    }
+    fn on_state_change(&mut self, cc: &mut CcState, _from: CaState) {
+        self.enabled = cc.state == CaState::Open;
+        if self.enabled {
+            self.round.restart(cc);
+        }
+    }
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        vec![("alpha", self.alpha), ("beta", self.beta), ("gamma", self.gamma)]
+    }
+}
+
+impl Vegas {
+    fn reno(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        let mut segs = ack.segments_acked;
+        if cc.in_slow_start() {
+            segs = slow_start(cc, segs);
+        }
+        if segs > 0 && !cc.in_slow_start() {
+            reno_ca(&mut self.acc, cc);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::state;
+    use super::*;
+
+    fn vegas_at(cwnd: u64, base_ms: u64) -> (Vegas, CcState) {
+        let mut v = Vegas::new(2.0, 4.0, 1.0);
+        v.base_rtt = Some(Dur::from_millis(base_ms));
+        (v, state(1000, cwnd, 10))
+    }
+
+    #[test]
+    fn adds_one_segment_when_fewer_than_alpha_are_queued() {
+        // cwnd 100, base 20 ms, rtt 20.2 ms: diff = 100 - 100*20/20.2 = 0.99 < 2
+        let (v, mut cc) = vegas_at(100, 20);
+        v.update(&mut cc, Dur::from_micros(20_200));
+        assert_eq!(cc.cwnd, 101_000);
+    }
+
+    #[test]
+    fn holds_between_alpha_and_beta_and_backs_off_above_beta() {
+        // diff = 100 - 100*20/20.6 = 2.91: hold
+        let (v, mut cc) = vegas_at(100, 20);
+        v.update(&mut cc, Dur::from_micros(20_600));
+        assert_eq!(cc.cwnd, 100_000);
+        // diff = 100 - 100*20/21 = 4.76 > 4: minus one
+        let (v, mut cc) = vegas_at(100, 20);
+        v.update(&mut cc, Dur::from_millis(21));
+        assert_eq!(cc.cwnd, 99_000);
+    }
+
+    #[test]
+    fn leaves_slow_start_when_more_than_gamma_is_queued() {
+        let mut v = Vegas::new(2.0, 4.0, 1.0);
+        v.base_rtt = Some(Dur::from_millis(20));
+        let mut cc = state(1000, 100, 100_000);
+        // rtt 25 ms: target = 80, diff = 20 > 1: cwnd = min(100, 81)
+        v.update(&mut cc, Dur::from_millis(25));
+        assert_eq!(cc.cwnd, 81_000);
+        assert_eq!(cc.ssthresh, 80_000);
+    }
+}

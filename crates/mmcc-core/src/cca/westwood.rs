@@ -1,0 +1,120 @@
+//! Westwood+ (Mascolo et al., "TCP Westwood: bandwidth estimation for enhanced transport over
+//! wireless links", MobiCom 2001; Westwood+: Grieco & Mascolo, CCR 34(2), 2004), as ns-3's
+//! `TcpWestwoodPlus` with the Tustin filter.
+//!
+//! - Bandwidth sample once per RTT: `b_k = acked bytes in the round / round duration`.
+//! - Tustin low-pass filter (alpha = 0.9): `BWE_k = alpha BWE_{k-1} + (1 - alpha) (b_k + b_{k-1}) / 2`.
+//! - Loss: `ssthresh = max(2 MSS, BWE * rtt_min)` (Mascolo eq. for "faster recovery"); on RTO
+//!   also cwnd = 1 segment (by the stack).
+//! - Window growth: NewReno.
+
+use super::util::{reno_ca, slow_start, FracAcc, Round};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, ParamSpec, Params};
+use crate::time::Time;
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "westwood",
+    aliases: &["westwood+", "westwoodplus", "westwood-plus", "tcp-westwood"],
+    source: "Grieco & Mascolo, ACM CCR 34(2) 2004 (Westwood+; ns-3 TcpWestwoodPlus, Tustin filter)",
+    params: &[ParamSpec { name: "alpha", default: 0.9, help: "Tustin filter gain" }],
+    build: |p: &Params| Box::new(Westwood::new(p.get("alpha"))),
+};
+
+pub struct Westwood {
+    alpha: f64,
+    /// Filtered bandwidth estimate, bytes per second.
+    bwe: f64,
+    last_sample: f64,
+    round: Round,
+    round_start: Option<Time>,
+    acked_in_round: u64,
+    acc: FracAcc,
+}
+
+impl Westwood {
+    pub fn new(alpha: f64) -> Self {
+        Westwood {
+            alpha,
+            bwe: 0.0,
+            last_sample: 0.0,
+            round: Round::default(),
+            round_start: None,
+            acked_in_round: 0,
+            acc: FracAcc::default(),
+        }
+    }
+    /// Bandwidth estimate in bytes per second.
+    pub fn bwe(&self) -> f64 {
+        self.bwe
+    }
+    /// Feed one bandwidth sample (bytes per second) through the Tustin filter.
+    pub fn filter(&mut self, sample: f64) {
+        // BWE_k = alpha BWE_{k-1} + (1 - alpha) (b_k + b_{k-1}) / 2
+        self.bwe = if self.bwe == 0.0 {
+            sample
+        } else {
+            self.alpha * self.bwe + (1.0 - self.alpha) * (sample + self.last_sample) / 2.0
+        };
+        self.last_sample = sample;
+    }
+}
+
+impl CongestionControl for Westwood {
+    fn name(&self) -> &'static str {
+        "westwood"
+    }
+    fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        let start = *self.round_start.get_or_insert(cc.now);
+        self.acked_in_round += ack.bytes_acked;
+        if self.round.on_ack(cc, ack.rtt) {
+            let dt = (cc.now - start).secs_f64();
+            if dt > 0.0 {
+                let sample = self.acked_in_round as f64 / dt; // b_k = acked / round duration
+                self.filter(sample);
+            }
+            self.round.restart(cc);
+            self.round_start = Some(cc.now);
+            self.acked_in_round = 0;
+        }
+    }
+    fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        let mut segs = ack.segments_acked;
+        if cc.in_slow_start() {
+            segs = slow_start(cc, segs);
+        }
+        if segs > 0 && !cc.in_slow_start() {
+            reno_ca(&mut self.acc, cc);
+        }
+    }
+    fn ssthresh(&self, cc: &CcState) -> u64 {
+        // ssthresh = BWE * RTT_min
+        let rtt_min = cc.min_rtt.map_or(0.0, |d| d.secs_f64());
+        ((self.bwe * rtt_min) as u64).max(cc.min_ssthresh())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::state;
+    use super::*;
+    use crate::time::Dur;
+
+    #[test]
+    fn tustin_filter_follows_its_equation() {
+        let mut w = Westwood::new(0.9);
+        w.filter(1000.0);
+        assert_eq!(w.bwe(), 1000.0);
+        w.filter(2000.0);
+        // 0.9 * 1000 + 0.1 * (2000 + 1000) / 2 = 1050
+        assert!((w.bwe() - 1050.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn ssthresh_is_bandwidth_estimate_times_min_rtt() {
+        let mut w = Westwood::new(0.9);
+        w.filter(12_500_000.0); // 100 Mb/s
+        let mut cc = state(1000, 300, 1000);
+        cc.min_rtt = Some(Dur::from_millis(20));
+        assert_eq!(w.ssthresh(&cc), 250_000); // 12.5 MB/s * 20 ms
+    }
+}

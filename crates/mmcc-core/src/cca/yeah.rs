@@ -1,0 +1,163 @@
+//! YeAH-TCP (Baiocchi, Castellani & Vacirca, "YeAH-TCP: yet another highspeed TCP",
+//! PFLDnet 2007), as Linux `tcp_yeah.c` and ns-3 `TcpYeah`.
+//!
+//! Vegas-style rounds measure the queue `Q = cwnd (rtt - base_rtt) / rtt` (rtt = minimum of the
+//! round). Fast mode (Q < alpha = 80 and rtt - base < base / phy, phy = 8): Scalable increase
+//! (one segment per min(cwnd, 100) acknowledged segments). Slow mode: Reno increase, and a
+//! precautionary decongestion `cwnd -= min(Q / gamma, cwnd / 2^epsilon)` (not below
+//! `reno_count`) when Q > alpha. Loss: `cwnd - reduction` with `reduction = max(min(Q, cwnd/2),
+//! cwnd / 2^delta)` when fewer than rho = 16 consecutive slow rounds were seen, else cwnd / 2.
+//! Parameters: alpha 80, gamma 1, delta 3, epsilon 1, phy 8, rho 16, zeta 50.
+
+use super::util::{add_segments, reno_ca, slow_start, FracAcc, Round};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, Params};
+use crate::time::Dur;
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "yeah",
+    aliases: &["yeah-tcp", "tcp-yeah"],
+    source: "Baiocchi et al., PFLDnet 2007 (Linux tcp_yeah.c, ns-3 TcpYeah)",
+    params: &[],
+    build: |_p: &Params| Box::new(Yeah::default()),
+};
+
+const ALPHA: f64 = 80.0;
+const GAMMA: f64 = 1.0;
+const DELTA: u32 = 3;
+const EPSILON: u32 = 1;
+const PHY: f64 = 8.0;
+const RHO: u32 = 16;
+const ZETA: u32 = 50;
+const STCP_AI_CNT: f64 = 100.0;
+
+pub struct Yeah {
+    base_rtt: Option<Dur>,
+    round: Round,
+    last_q: f64,
+    doing_reno_now: u32,
+    reno_count: f64,
+    fast_count: u32,
+    acc: FracAcc,
+}
+
+impl Default for Yeah {
+    fn default() -> Self {
+        Yeah {
+            base_rtt: None,
+            round: Round::default(),
+            last_q: 0.0,
+            doing_reno_now: 0,
+            reno_count: 2.0,
+            fast_count: 0,
+            acc: FracAcc::default(),
+        }
+    }
+}
+
+impl CongestionControl for Yeah {
+    fn name(&self) -> &'static str {
+        "yeah"
+    }
+    fn on_ack(&mut self, _cc: &mut CcState, ack: &AckEvent) {
+        if let Some(r) = ack.rtt {
+            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+        }
+    }
+    fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        if cc.in_slow_start() {
+            slow_start(cc, ack.segments_acked);
+        } else if self.doing_reno_now == 0 {
+            // fast mode: Scalable, one segment per min(cwnd, 100) acknowledged segments
+            let per = cc.cwnd_segments().min(STCP_AI_CNT);
+            add_segments(&mut self.acc, cc, ack.segments_acked.max(1) as f64 / per);
+        } else {
+            reno_ca(&mut self.acc, cc);
+        }
+        if self.round.on_ack(cc, ack.rtt) {
+            if let (Some(rtt), Some(base)) = (self.round.min_rtt, self.base_rtt) {
+                if self.round.samples > 2 {
+                    self.round_end(cc, rtt, base);
+                }
+            }
+            self.round.restart(cc);
+        }
+    }
+    fn ssthresh(&self, cc: &CcState) -> u64 {
+        let w = (cc.cwnd / cc.mss) as f64;
+        let half = (w / 2.0).floor().max(2.0);
+        let reduction = if self.doing_reno_now < RHO {
+            self.last_q.min(half).max((w / (1u64 << DELTA) as f64).floor())
+        } else {
+            half
+        };
+        (((w - reduction) * cc.mss as f64) as u64).max(cc.min_ssthresh())
+    }
+    fn on_congestion_event(&mut self, _cc: &mut CcState, _kind: CongestionKind) {
+        self.fast_count = 0;
+        self.reno_count = (self.reno_count / 2.0).floor().max(2.0);
+    }
+}
+
+impl Yeah {
+    fn round_end(&mut self, cc: &mut CcState, rtt: Dur, base: Dur) {
+        let w = (cc.cwnd / cc.mss) as f64;
+        let rtt_s = rtt.secs_f64();
+        let base_s = base.secs_f64();
+        let queue = (w * (rtt_s - base_s) / rtt_s).floor(); // Q = cwnd (rtt - base) / rtt
+        if queue > ALPHA || rtt_s - base_s > base_s / PHY {
+            if queue > ALPHA && w > self.reno_count {
+                // precautionary decongestion
+                let reduction = (queue / GAMMA).min((w / (1u64 << EPSILON) as f64).floor());
+                let nw = (w - reduction).max(self.reno_count);
+                cc.cwnd = (nw * cc.mss as f64) as u64;
+                cc.ssthresh = cc.cwnd;
+            }
+            if self.reno_count <= 2.0 {
+                let w_now = (cc.cwnd / cc.mss) as f64; // after any decongestion
+                self.reno_count = (w_now / 2.0).floor().max(2.0);
+            } else {
+                self.reno_count += 1.0;
+            }
+            self.doing_reno_now = self.doing_reno_now.saturating_add(1);
+        } else {
+            self.fast_count += 1;
+            if self.fast_count > ZETA {
+                self.reno_count = 2.0;
+                self.fast_count = 0;
+            }
+            self.doing_reno_now = 0;
+        }
+        self.last_q = queue;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::state;
+    use super::*;
+
+    #[test]
+    fn loss_in_fast_mode_removes_the_queue_bounded_by_half_and_an_eighth() {
+        let mut y = Yeah::default();
+        let cc = state(1000, 400, 10);
+        y.last_q = 10.0;
+        // reduction = max(min(10, 200), 400 / 8 = 50) = 50
+        assert_eq!(y.ssthresh(&cc), 350_000);
+        y.last_q = 120.0;
+        assert_eq!(y.ssthresh(&cc), 280_000);
+        y.doing_reno_now = RHO;
+        assert_eq!(y.ssthresh(&cc), 200_000);
+    }
+
+    #[test]
+    fn a_large_queue_triggers_decongestion_and_reno_mode() {
+        let mut y = Yeah::default();
+        let mut cc = state(1000, 1000, 10);
+        // rtt 30 ms over a 20 ms base: Q = 1000 * 10/30 = 333 > 80
+        y.round_end(&mut cc, Dur::from_millis(30), Dur::from_millis(20));
+        // reduction = min(333, 500) -> cwnd 667, not below reno_count (2)
+        assert_eq!(cc.cwnd, 667_000);
+        assert_eq!(y.doing_reno_now, 1);
+        assert_eq!(y.reno_count, 333.0);
+    }
+}

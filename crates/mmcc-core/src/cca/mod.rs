@@ -16,8 +16,11 @@
 //! Windows are in bytes everywhere (`cc.mss` converts); the equations in the algorithm files are
 //! written in segments as the publications write them.
 
+pub mod bbr;
 pub mod bic;
 pub mod cubic;
+pub mod dtcp;
+pub mod fbtcp;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
@@ -244,11 +247,14 @@ static ALGORITHMS: &[&AlgorithmInfo] = &[
     &vegas::INFO,
     &yeah::INFO,
     &htcp::INFO,
+    &bbr::INFO,
     // mmWave algorithms of the source publications
     &rttv::INFO,
     &msscca::INFO,
     &mrvhs::INFO,
     &mmstcp::INFO,
+    &fbtcp::INFO,
+    &dtcp::INFO,
 ];
 
 /// Find an algorithm by name or alias (case-insensitive).

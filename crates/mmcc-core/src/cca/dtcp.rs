@@ -1,0 +1,179 @@
+//! NexGen D-TCP (Kanagarathinam et al., "NexGen D-TCP: next generation dynamic TCP congestion
+//! control algorithm", IEEE Access 8:164482, 2020).
+//!
+//! Per update epoch (one RTT, a Vegas-style round):
+//! - bandwidth sample `B_i = d_i / (t_i - t_{i-1})` (bytes acknowledged in the epoch over its
+//!   duration) (paper eq. 5);
+//! - Tustin-style filter, kappa = 0.9: `B_I = 0.9 B_{I,prev} + 0.1 B_i` (eq. 6);
+//! - cross-layer normalisation `norm = (B_i - B_I) + (SINR_i - SINR_avg)`, `BW_E = B_I + g norm`,
+//!   g = 0.5 (eq. 8-9). Bandwidths enter in Mb/s and SINR in dB (the paper adds the two terms
+//!   without stating units; Mb/s keeps them of comparable size). Without a SINR feed (real
+//!   kernels, ns-3 without cross-layer) the SINR term is 0. `SINR_avg` is an EWMA with kappa.
+//! - congestion control factor (eq. 12, normative):
+//!   `N_{i+1} = max(1, N_i + 1 - (BW_E - BW_C) / (alpha BW_E) W_i)`, alpha = 0.2, `BW_C` the
+//!   current sample B_i, W_i the window in segments.
+//!
+//! Window: per ACK `cwnd += N / cwnd` (N segments per RTT); per loss `cwnd = cwnd (1 - y)` with
+//! `y = eta / ((2 eta - 1) N + 1)`, eta = 2 (so y = 2 / (3N + 1)), and `ssthresh = cwnd`.
+//! Timeout: `cwnd = 2 IW`, N = 1. Initial window 2 IW, ssthresh unlimited (standard slow start
+//! until the first loss).
+
+use super::util::{add_segments, slow_start, FracAcc, Round};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, ParamSpec, Params};
+use crate::time::Time;
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "dtcp",
+    aliases: &["d-tcp", "nexgen-dtcp", "nexgen-d-tcp"],
+    source: "Kanagarathinam et al., IEEE Access 8:164482 (2020)",
+    params: &[
+        ParamSpec { name: "kappa", default: 0.9, help: "bandwidth filter gain (eq. 6)" },
+        ParamSpec { name: "g", default: 0.5, help: "normalisation gain (eq. 9)" },
+        ParamSpec { name: "alpha", default: 0.2, help: "congestion control factor gain (eq. 12)" },
+        ParamSpec { name: "eta", default: 2.0, help: "decrease parameter: y = eta / ((2 eta - 1) N + 1)" },
+    ],
+    build: |p: &Params| Box::new(Dtcp::new(p.get("kappa"), p.get("g"), p.get("alpha"), p.get("eta"))),
+};
+
+pub struct Dtcp {
+    kappa: f64,
+    g: f64,
+    alpha: f64,
+    eta: f64,
+    n: f64,
+    b_filtered: Option<f64>,
+    sinr_avg: Option<f64>,
+    round: Round,
+    round_start: Option<Time>,
+    acked: u64,
+    acc: FracAcc,
+}
+
+impl Dtcp {
+    pub fn new(kappa: f64, g: f64, alpha: f64, eta: f64) -> Self {
+        Dtcp {
+            kappa,
+            g,
+            alpha,
+            eta,
+            n: 1.0,
+            b_filtered: None,
+            sinr_avg: None,
+            round: Round::default(),
+            round_start: None,
+            acked: 0,
+            acc: FracAcc::default(),
+        }
+    }
+    pub fn n(&self) -> f64 {
+        self.n
+    }
+    /// y = eta / ((2 eta - 1) N + 1)
+    pub fn decrease(&self) -> f64 {
+        self.eta / ((2.0 * self.eta - 1.0) * self.n + 1.0)
+    }
+
+    /// One epoch with bandwidth sample `b_i` (Mb/s), SINR (dB, if fed) and window `w`.
+    pub fn epoch(&mut self, b_i: f64, sinr: Option<f64>, w: f64) {
+        let b_prev = self.b_filtered.unwrap_or(b_i);
+        let b_f = self.kappa * b_prev + (1.0 - self.kappa) * b_i; // eq. 6
+        self.b_filtered = Some(b_f);
+        let sinr_term = match sinr {
+            Some(s) => {
+                let avg = self.sinr_avg.map_or(s, |a| self.kappa * a + (1.0 - self.kappa) * s);
+                self.sinr_avg = Some(avg);
+                s - avg
+            }
+            None => 0.0,
+        };
+        let norm = (b_i - b_f) + sinr_term; // eq. 8
+        let bw_e = b_f + self.g * norm; // eq. 9
+        if bw_e > 0.0 {
+            // eq. 12: N_{i+1} = max(1, N_i + 1 - (BW_E - BW_C) / (alpha BW_E) W_i)
+            self.n = (self.n + 1.0 - (bw_e - b_i) / (self.alpha * bw_e) * w).max(1.0);
+        }
+    }
+}
+
+impl CongestionControl for Dtcp {
+    fn name(&self) -> &'static str {
+        "dtcp"
+    }
+    fn init(&mut self, cc: &mut CcState) {
+        cc.cwnd = 2 * cc.initial_cwnd; // initial window 2 IW
+    }
+    fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        let start = *self.round_start.get_or_insert(cc.now);
+        self.acked += ack.bytes_acked;
+        if self.round.on_ack(cc, ack.rtt) {
+            let dt = (cc.now - start).secs_f64();
+            if dt > 0.0 {
+                let b_i = self.acked as f64 * 8.0 / dt / 1e6; // eq. 5, Mb/s
+                self.epoch(b_i, cc.sinr_db, cc.cwnd_segments());
+            }
+            self.round.restart(cc);
+            self.round_start = Some(cc.now);
+            self.acked = 0;
+        }
+    }
+    fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        let mut segs = ack.segments_acked;
+        if cc.in_slow_start() {
+            segs = slow_start(cc, segs);
+        }
+        if segs > 0 && !cc.in_slow_start() {
+            let w = cc.cwnd_segments();
+            add_segments(&mut self.acc, cc, self.n / w); // cwnd += N / cwnd per ACK
+        }
+    }
+    fn ssthresh(&self, cc: &CcState) -> u64 {
+        // cwnd (1 - y), y = 2 / (3N + 1); then ssthresh = cwnd
+        ((cc.cwnd as f64 * (1.0 - self.decrease())) as u64).max(cc.min_ssthresh())
+    }
+    fn on_congestion_event(&mut self, cc: &mut CcState, kind: CongestionKind) {
+        if kind == CongestionKind::Timeout {
+            cc.cwnd = 2 * cc.initial_cwnd; // timeout: cwnd = 2 IW, N = 1
+            self.n = 1.0;
+        }
+    }
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        vec![("kappa", self.kappa), ("g", self.g), ("alpha", self.alpha), ("eta", self.eta)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::state;
+    use super::*;
+
+    #[test]
+    fn decrease_is_two_over_3n_plus_1() {
+        let mut d = Dtcp::new(0.9, 0.5, 0.2, 2.0);
+        assert_eq!(d.decrease(), 0.5);
+        d.n = 3.0;
+        assert_eq!(d.decrease(), 0.2);
+        let cc = state(1000, 100, 10);
+        assert_eq!(d.ssthresh(&cc), 80_000);
+    }
+
+    #[test]
+    fn steady_bandwidth_grows_n_by_one_per_epoch() {
+        let mut d = Dtcp::new(0.9, 0.5, 0.2, 2.0);
+        for _ in 0..5 {
+            d.epoch(100.0, None, 50.0);
+        }
+        assert_eq!(d.n(), 6.0);
+    }
+
+    #[test]
+    fn a_bandwidth_drop_collapses_n_to_one() {
+        let mut d = Dtcp::new(0.9, 0.5, 0.2, 2.0);
+        for _ in 0..5 {
+            d.epoch(100.0, None, 50.0);
+        }
+        // sample 90 after 100: B_I = 99, BW_E = 99 + 0.5 (90 - 99) = 94.5;
+        // N = 6 + 1 - (94.5 - 90) / (0.2 * 94.5) * 50 = 7 - 11.9 -> 1
+        d.epoch(90.0, None, 50.0);
+        assert_eq!(d.n(), 1.0);
+    }
+}

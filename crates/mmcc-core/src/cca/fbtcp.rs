@@ -1,0 +1,215 @@
+//! FB-TCP, crisp-threshold version (Poorzare & Calveras Auge, "FB-TCP: a 5G mmWave friendly
+//! fuzzy-based congestion control algorithm", IEEE Access 9:82812, 2021).
+//!
+//! The paper's fuzzy design is not public; the authors' public ns-3 code uses crisp thresholds,
+//! and that is what this implements, under the name "fbtcp" (../shared/spec/algorithms.md).
+//! Once per RTT (a Vegas-style round with more than 2 RTT samples; otherwise NewReno):
+//! - `r = rtt_base / rtt_min_round` (connection minimum over the round's minimum),
+//!   `diff = cwnd - floor(cwnd r)` segments, `q = r` (the public code's second indicator is the
+//!   same ratio);
+//! - cap `W* = running max of 1.05 delivery_rate rtt_base / MSS` segments;
+//! - convergence (cwnd <= W*) and divergence (cwnd > W*) tables below, where "then" means the
+//!   same band in consecutive rounds;
+//! - after each per-RTT update `ssthresh = max(ssthresh, 0.75 cwnd)`.
+//! Slow start doubles cwnd per RTT below 900 segments (initial ssthresh 900 segments). Loss:
+//! `ssthresh = max(min(ssthresh, cwnd - 1), 2)`.
+
+use super::util::{reno_ca, set_cwnd_segments, slow_start, FracAcc, Round};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
+use crate::tcp::rate::RateSample;
+use crate::time::Dur;
+
+pub static INFO: AlgorithmInfo = AlgorithmInfo {
+    name: "fbtcp",
+    aliases: &["fb-tcp", "fbtcp-crisp"],
+    source: "Poorzare & Calveras Auge, IEEE Access 9:82812 (2021), authors' public crisp-threshold version",
+    params: &[],
+    build: |_p: &Params| Box::new(FbTcp::default()),
+};
+
+const SS_LIMIT_SEGMENTS: u64 = 900;
+const HOLD_ROUNDS: u32 = 30;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Band {
+    Top,
+    High,
+    Mid,
+    Hold,
+    Low,
+    Floor,
+}
+
+#[derive(Default)]
+pub struct FbTcp {
+    base_rtt: Option<Dur>,
+    round: Round,
+    w_star: f64,
+    band: Option<(Band, bool)>,
+    streak: u32,
+    acc: FracAcc,
+    initialised: bool,
+}
+
+impl FbTcp {
+    /// One per-RTT update with ratio r (and q = r); returns nothing, sets cwnd.
+    pub fn update(&mut self, cc: &mut CcState, r: f64) {
+        let q = r;
+        let w = (cc.cwnd / cc.mss) as f64;
+        let diff = w - (w * r).floor();
+        let converging = w <= self.w_star || self.w_star == 0.0;
+        let band = match r {
+            x if x >= 0.98 => Band::Top,
+            x if x >= 0.95 => Band::High,
+            x if x >= 0.7 => Band::Mid,
+            x if x >= 0.3 => Band::Hold,
+            x if x >= 0.05 => Band::Low,
+            _ => Band::Floor,
+        };
+        if self.band == Some((band, converging)) {
+            self.streak += 1;
+        } else {
+            self.band = Some((band, converging));
+            self.streak = 1;
+        }
+        let s = self.streak;
+        let mut nw = w;
+        if converging {
+            match band {
+                Band::Top => {
+                    nw += match diff {
+                        d if d <= 10.0 => 120.0,
+                        d if d <= 15.0 => 100.0,
+                        d if d <= 20.0 => 70.0,
+                        d if d <= 30.0 => 60.0,
+                        _ => 50.0,
+                    }
+                }
+                Band::High => nw += if q >= 0.95 { 40.0 } else { 30.0 },
+                Band::Mid => nw += if q >= 0.95 { 25.0 } else { 20.0 },
+                Band::Hold => {
+                    if s > HOLD_ROUNDS {
+                        nw *= 0.9;
+                        self.w_star *= 0.9;
+                        self.streak = 0;
+                    }
+                }
+                Band::Low => {
+                    if q >= 0.95 {
+                        nw -= if s <= 2 { 10.0 } else { 20.0 };
+                    } else {
+                        nw -= if s <= 1 { 25.0 } else { 50.0 };
+                    }
+                }
+                Band::Floor => {
+                    if q >= 0.95 {
+                        nw *= if s <= 1 { 0.75 } else { 0.5 };
+                    } else {
+                        nw *= if s <= 1 { 0.4 } else { 1.0 / 3.0 };
+                    }
+                }
+            }
+        } else {
+            match band {
+                _ if r >= 0.99 || (r >= 0.7 && q >= 0.95) => nw += 1.0,
+                Band::Low => nw *= if s <= 1 { 0.75 } else { 0.5 },
+                Band::Floor => nw *= if s <= 1 { 0.5 } else { 0.25 },
+                _ => {
+                    if s > HOLD_ROUNDS {
+                        nw *= 0.9;
+                        self.streak = 0;
+                    }
+                }
+            }
+        }
+        set_cwnd_segments(cc, nw, 2.0);
+        cc.ssthresh = cc.ssthresh.max(cc.cwnd * 3 / 4); // ssthresh = max(ssthresh, 0.75 cwnd)
+    }
+}
+
+impl CongestionControl for FbTcp {
+    fn name(&self) -> &'static str {
+        "fbtcp"
+    }
+    fn init(&mut self, cc: &mut CcState) {
+        cc.ssthresh = cc.ssthresh.min(SS_LIMIT_SEGMENTS * cc.mss);
+        self.initialised = true;
+    }
+    fn on_ack(&mut self, _cc: &mut CcState, ack: &AckEvent) {
+        if let Some(r) = ack.rtt {
+            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+        }
+    }
+    fn on_rate_sample(&mut self, cc: &mut CcState, rs: &RateSample) {
+        if let (true, Some(base)) = (rs.valid, self.base_rtt) {
+            // W* = running max of 1.05 delivery_rate rtt_base / MSS
+            let bdp = 1.05 * rs.delivery_rate().as_bps() as f64 / 8.0 * base.secs_f64() / cc.mss as f64;
+            self.w_star = self.w_star.max(bdp);
+        }
+    }
+    fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        let round_end = self.round.on_ack(cc, ack.rtt);
+        if cc.in_slow_start() {
+            slow_start(cc, ack.segments_acked);
+            if round_end {
+                self.round.restart(cc);
+            }
+            return;
+        }
+        if !round_end {
+            return;
+        }
+        let (samples, min_rtt) = (self.round.samples, self.round.min_rtt);
+        self.round.restart(cc);
+        match (min_rtt, self.base_rtt) {
+            (Some(m), Some(b)) if samples > 2 && m.0 > 0 => self.update(cc, b.secs_f64() / m.secs_f64()),
+            _ => reno_ca(&mut self.acc, cc),
+        }
+    }
+    fn ssthresh(&self, cc: &CcState) -> u64 {
+        // max(min(ssthresh, cwnd - 1), 2) segments
+        cc.ssthresh.min(cc.cwnd.saturating_sub(cc.mss)).max(cc.min_ssthresh())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::state;
+    use super::*;
+
+    fn fb(w_star: f64) -> FbTcp {
+        FbTcp { w_star, ..Default::default() }
+    }
+
+    #[test]
+    fn no_queue_grows_by_the_top_rows() {
+        let mut f = fb(10_000.0);
+        let mut cc = state(1000, 100, 10);
+        f.update(&mut cc, 1.0); // diff 0 <= 10: +120
+        assert_eq!(cc.cwnd, 220_000);
+        let mut cc = state(1000, 1000, 10);
+        f.update(&mut cc, 0.985); // diff = 1000 - 985 = 15: +100
+        assert_eq!(cc.cwnd, 1_100_000);
+    }
+
+    #[test]
+    fn low_ratio_cuts_then_cuts_harder() {
+        let mut f = fb(10_000.0);
+        let mut cc = state(1000, 1000, 10);
+        f.update(&mut cc, 0.2); // [0.05, 0.3), q < 0.95: -25
+        assert_eq!(cc.cwnd, 975_000);
+        f.update(&mut cc, 0.2); // then -50
+        assert_eq!(cc.cwnd, 925_000);
+        f.update(&mut cc, 0.01); // [0, 0.05): *0.4
+        assert_eq!(cc.cwnd, 370_000);
+    }
+
+    #[test]
+    fn above_the_cap_it_creeps_by_one() {
+        let mut f = fb(500.0);
+        let mut cc = state(1000, 1000, 10);
+        f.update(&mut cc, 1.0);
+        assert_eq!(cc.cwnd, 1_001_000);
+        assert_eq!(cc.ssthresh, 750_750);
+    }
+}

@@ -45,7 +45,8 @@ pub struct Dtcp {
     sinr_avg: Option<f64>,
     round: Round,
     round_start: Option<Time>,
-    acked: u64,
+    /// Delivered bytes (acknowledged or SACKed) when the round started.
+    delivered_at_start: u64,
     acc: FracAcc,
 }
 
@@ -61,7 +62,7 @@ impl Dtcp {
             sinr_avg: None,
             round: Round::default(),
             round_start: None,
-            acked: 0,
+            delivered_at_start: 0,
             acc: FracAcc::default(),
         }
     }
@@ -104,16 +105,16 @@ impl CongestionControl for Dtcp {
     }
     fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
         let start = *self.round_start.get_or_insert(cc.now);
-        self.acked += ack.bytes_acked;
         if self.round.on_ack(cc, ack.rtt) {
             let dt = (cc.now - start).secs_f64();
             if dt > 0.0 {
-                let b_i = self.acked as f64 * 8.0 / dt / 1e6; // eq. 5, Mb/s
+                // eq. 5: data delivered (acknowledged or SACKed) in the epoch / its duration, Mb/s
+                let b_i = (cc.delivered - self.delivered_at_start) as f64 * 8.0 / dt / 1e6;
                 self.epoch(b_i, cc.sinr_db, cc.cwnd_segments());
             }
             self.round.restart(cc);
             self.round_start = Some(cc.now);
-            self.acked = 0;
+            self.delivered_at_start = cc.delivered;
         }
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {

@@ -2,7 +2,8 @@
 //! wireless links", MobiCom 2001; Westwood+: Grieco & Mascolo, CCR 34(2), 2004), as ns-3's
 //! `TcpWestwoodPlus` with the Tustin filter.
 //!
-//! - Bandwidth sample once per RTT: `b_k = acked bytes in the round / round duration`.
+//! - Bandwidth sample once per RTT: `b_k = bytes delivered (acknowledged or SACKed) in the
+//!   round / round duration` (Westwood counts duplicate ACKs as delivered data too).
 //! - Tustin low-pass filter (alpha = 0.9): `BWE_k = alpha BWE_{k-1} + (1 - alpha) (b_k + b_{k-1}) / 2`.
 //! - Loss: `ssthresh = max(2 MSS, BWE * rtt_min)` (Mascolo eq. for "faster recovery"); on RTO
 //!   also cwnd = 1 segment (by the stack).
@@ -27,7 +28,8 @@ pub struct Westwood {
     last_sample: f64,
     round: Round,
     round_start: Option<Time>,
-    acked_in_round: u64,
+    /// Delivered bytes (acknowledged or SACKed) when the round started.
+    delivered_at_start: u64,
     acc: FracAcc,
 }
 
@@ -39,7 +41,7 @@ impl Westwood {
             last_sample: 0.0,
             round: Round::default(),
             round_start: None,
-            acked_in_round: 0,
+            delivered_at_start: 0,
             acc: FracAcc::default(),
         }
     }
@@ -65,16 +67,16 @@ impl CongestionControl for Westwood {
     }
     fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
         let start = *self.round_start.get_or_insert(cc.now);
-        self.acked_in_round += ack.bytes_acked;
         if self.round.on_ack(cc, ack.rtt) {
             let dt = (cc.now - start).secs_f64();
             if dt > 0.0 {
-                let sample = self.acked_in_round as f64 / dt; // b_k = acked / round duration
+                // b_k = data delivered (acknowledged or SACKed) in the round / its duration
+                let sample = (cc.delivered - self.delivered_at_start) as f64 / dt;
                 self.filter(sample);
             }
             self.round.restart(cc);
             self.round_start = Some(cc.now);
-            self.acked_in_round = 0;
+            self.delivered_at_start = cc.delivered;
         }
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {

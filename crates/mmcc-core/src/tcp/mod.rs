@@ -69,6 +69,10 @@ pub struct TcpConfig {
     /// Receive buffer in bytes (bounds the advertised window). ns-3 RcvBufSize: 131072.
     #[serde(default = "d_buf")]
     pub rcv_buf: u64,
+    /// Detect lost retransmissions by send order (the principle of RACK, RFC 8985, as Linux
+    /// does) instead of waiting for the RTO (ns-3's behaviour: set false for ns-3 fidelity).
+    #[serde(default = "d_true")]
+    pub detect_lost_retransmissions: bool,
     /// Pace transmissions: at the algorithm's rate if it sets one, else at 2x cwnd/srtt in slow
     /// start and 1.2x in congestion avoidance (Linux `tcp_update_pacing_rate`).
     #[serde(default)]

@@ -26,6 +26,8 @@ pub struct SegRec {
     pub lost: bool,
     /// A retransmission of this segment is in flight (counted in `retrans_bytes`).
     pub rtx_inflight: bool,
+    /// Sender-wide transmission counter at the latest transmission (send order).
+    pub tx_seq: u64,
     // Delivery-rate snapshot at the latest transmission (draft-cheng-iccrg-delivery-rate-estimation).
     pub delivered: u64,
     pub delivered_time: Time,
@@ -74,6 +76,12 @@ pub struct Scoreboard {
     lost_hint: u64,
     /// No segment below this id is lost, unsacked and waiting for a retransmission.
     rtx_hint: u64,
+    /// Transmissions so far (new and retransmitted): the send order of each copy.
+    tx_counter: u64,
+    /// Highest send order among the segments delivered (SACKed or acknowledged) so far.
+    high_delivered_tx: u64,
+    /// Retransmissions in send order: (send order, segment id).
+    rtx_order: VecDeque<(u64, u64)>,
 }
 
 impl Scoreboard {
@@ -140,6 +148,8 @@ impl Scoreboard {
     pub fn push_new(&mut self, mut rec: SegRec) -> u64 {
         debug_assert_eq!(rec.seq, self.snd_nxt);
         rec.tx_count = 1;
+        self.tx_counter += 1;
+        rec.tx_seq = self.tx_counter;
         self.snd_nxt += rec.len as u64;
         let id = self.base_id + self.segs.len() as u64;
         self.segs.push_back(rec);
@@ -149,8 +159,11 @@ impl Scoreboard {
     /// Record a retransmission of segment `id`.
     pub fn on_retransmit(&mut self, id: u64, now: Time) {
         let i = self.idx(id);
+        self.tx_counter += 1;
+        self.rtx_order.push_back((self.tx_counter, id));
         let s = &mut self.segs[i];
         s.sent_at = now;
+        s.tx_seq = self.tx_counter;
         s.tx_count = s.tx_count.saturating_add(1);
         if !s.rtx_inflight && !s.sacked {
             s.rtx_inflight = true;
@@ -163,7 +176,9 @@ impl Scoreboard {
     pub fn on_ack(&mut self, ack: u64, blocks: &[Range], mut on_delivered: impl FnMut(&SegRec)) -> AckOutcome {
         let mut out = AckOutcome::default();
         let mut newest: Option<(Time, bool)> = None; // (sent_at, never retransmitted)
+        let mut high_tx = self.high_delivered_tx;
         let mut note = |s: &SegRec, out: &mut AckOutcome| {
+            high_tx = high_tx.max(s.tx_seq);
             out.delivered += s.len as u64;
             if s.tx_count > 1 {
                 out.delivered_retransmitted += s.len as u64;
@@ -243,7 +258,34 @@ impl Scoreboard {
             }
         }
         out.rtt_sent_at = newest.and_then(|(t, clean)| clean.then_some(t));
+        self.high_delivered_tx = high_tx;
         out
+    }
+
+    /// Lost-retransmission detection by send order (the principle of RACK, RFC 8985, with a
+    /// reordering window counted in packets): a retransmission is lost when a copy sent more
+    /// than `window` transmissions after it has been delivered. Its segment stays lost and
+    /// becomes eligible for another retransmission. Returns the bytes found.
+    pub fn detect_lost_retransmissions(&mut self, window: u64) -> u64 {
+        let mut found = 0;
+        while let Some(&(tx, id)) = self.rtx_order.front() {
+            if tx + window > self.high_delivered_tx {
+                break;
+            }
+            self.rtx_order.pop_front();
+            if id < self.base_id {
+                continue; // acknowledged since
+            }
+            let i = self.idx(id);
+            let s = &mut self.segs[i];
+            if s.rtx_inflight && s.tx_seq == tx && !s.sacked {
+                s.rtx_inflight = false;
+                self.retrans_bytes -= s.len as u64;
+                found += s.len as u64;
+                self.rtx_hint = self.rtx_hint.min(id);
+            }
+        }
+        found
     }
 
     /// Merge `b` into the SACKed ranges; write the parts of `b` not covered before into `fresh`.
@@ -371,6 +413,7 @@ impl Scoreboard {
         }
         self.lost_hint = self.base_id + self.segs.len() as u64;
         self.rtx_hint = self.base_id;
+        self.rtx_order.clear();
     }
 
     /// Check the counters against a recount (tests and debug builds).
@@ -424,6 +467,7 @@ mod tests {
                 sacked: false,
                 lost: false,
                 rtx_inflight: false,
+                tx_seq: 0,
                 delivered: 0,
                 delivered_time: Time::ZERO,
                 first_sent_time: Time::ZERO,
@@ -510,6 +554,25 @@ mod tests {
         assert_eq!(b.next_lost(), Some(0));
         b.on_retransmit(0, Time(50));
         assert_eq!(b.next_lost(), Some(4));
+        b.check().unwrap();
+    }
+
+    #[test]
+    fn a_retransmission_overtaken_by_later_deliveries_is_lost_again() {
+        let mut b = board(10);
+        b.on_ack(0, &[r(1, 4)], |_| {});
+        b.mark_losses(3);
+        b.on_retransmit(0, Time(100)); // send order 11
+        assert_eq!(b.next_lost(), None);
+        // new data sent after the retransmission (send order 12..14) gets SACKed
+        for i in 10..14 {
+            b.push_new(SegRec { seq: i * 1000, len: 1000, sacked: false, lost: false, rtx_inflight: false, ..*b.get(1) });
+        }
+        b.on_ack(0, &[r(1, 4), r(10, 12)], |_| {});
+        assert_eq!(b.detect_lost_retransmissions(3), 0, "only two later copies delivered");
+        b.on_ack(0, &[r(1, 4), r(10, 14)], |_| {});
+        assert_eq!(b.detect_lost_retransmissions(3), 1000);
+        assert_eq!(b.next_lost(), Some(0));
         b.check().unwrap();
     }
 

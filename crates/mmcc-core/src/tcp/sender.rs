@@ -163,8 +163,10 @@ impl TcpSender {
             // Rule 2: new data.
             let avail = self.app.written - self.sb.snd_nxt;
             if avail == 0 {
-                if pipe + self.mss <= self.cc.cwnd {
-                    // Application-limited: mark the bubble and wait for the next write.
+                if pipe + self.mss <= self.cc.cwnd && self.buffer_space() > 0 {
+                    // Application-limited (the application has no data although the send
+                    // buffer has room; a full buffer is not the application's doing): mark
+                    // the bubble and wait for the next write.
                     self.rate.on_app_limited(pipe);
                     self.cc.app_limited = true;
                     if let Some(t) = self.app.next_write_time().filter(|_| !self.app_stopped) {
@@ -191,6 +193,7 @@ impl TcpSender {
             sacked: false,
             lost: false,
             rtx_inflight: false,
+            tx_seq: 0,
             delivered: 0,
             delivered_time: Time::ZERO,
             first_sent_time: Time::ZERO,
@@ -308,7 +311,10 @@ impl TcpSender {
             self.cca.on_ack(&mut self.cc, &ack_ev);
         }
 
-        let newly_lost = if self.cfg.sack && res.new_sack { self.sb.mark_losses(self.cfg.dupthresh) } else { 0 };
+        let mut newly_lost = if self.cfg.sack && res.new_sack { self.sb.mark_losses(self.cfg.dupthresh) } else { 0 };
+        if self.cfg.sack && self.cfg.detect_lost_retransmissions {
+            newly_lost += self.sb.detect_lost_retransmissions(self.cfg.dupthresh as u64);
+        }
         let controls = self.cca.controls_window();
 
         match self.cc.state {

@@ -57,25 +57,42 @@ fn newreno_without_sack_repairs_one_hole_per_rtt_with_partial_acks() {
     assert_eq!((c.fast_retransmits, c.rtos, c.retransmits), (1, 0, 3));
 }
 
+fn harness_rtx(drops: Vec<u64>, detect: bool) -> Simulation {
+    let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(5));
+    cfg.links[1].ab.drop_list = drops;
+    cfg.flows[0].tcp.initial_ssthresh = Some(100 * 1448);
+    cfg.flows[0].tcp.detect_lost_retransmissions = detect;
+    Simulation::new(cfg).unwrap()
+}
+
 #[test]
-fn a_lost_retransmission_is_repaired_by_the_rto_after_min_rto() {
+fn a_lost_retransmission_waits_for_the_rto_like_ns3_or_is_detected_like_linux() {
     // Packet 300 is lost. Its retransmission is the first data packet at the far end after
-    // the window in flight; find its arrival index, then lose it as well.
+    // the window in flight; find its arrival index (the drop that causes a timeout when
+    // lost retransmissions are not detected), then lose it as well.
     let retx_index = (301..700)
         .find(|&j| {
-            let mut sim = harness(vec![300, j], true);
+            let mut sim = harness_rtx(vec![300, j], false);
             sim.run_until(Time::from_secs(3));
             sim.recorder(0).counters.rtos == 1
         })
         .expect("some drop of the retransmission leads to a timeout");
-    let mut sim = harness(vec![300, retx_index], true);
+
+    // ns-3 behaviour: the RTO fires one min RTO (1 s) after the last ACK that advanced snd_una
+    let mut sim = harness_rtx(vec![300, retx_index], false);
     sim.run();
     sim.check_invariants().unwrap();
     let r = sim.recorder(0);
     assert_eq!((r.counters.fast_retransmits, r.counters.rtos), (1, 1));
-    // the timeout fires one min RTO (1 s) after the last ACK that advanced snd_una
     let rto_t = r.events.iter().find(|e| e.1 == "rto").unwrap().0 as f64 * 1e-9;
     let fr_t = r.events.iter().find(|e| e.1 == "fast_retransmit").unwrap().0 as f64 * 1e-9;
     assert!((rto_t - fr_t - 1.0).abs() < 0.05, "fast retransmit at {fr_t}, RTO at {rto_t}");
     assert!(sim.sender(0).sb.snd_una > 10_000_000, "transfer continued after the timeout");
+
+    // Linux behaviour: the lost retransmission is found by send order and sent again
+    let mut sim = harness_rtx(vec![300, retx_index], true);
+    sim.run();
+    sim.check_invariants().unwrap();
+    let c = sim.recorder(0).counters;
+    assert_eq!((c.fast_retransmits, c.rtos, c.retransmits), (1, 0, 2));
 }

@@ -8,10 +8,12 @@ simulator (Rust core) with reproducible experiments.
 """
 
 from ._core import __version__  # noqa: F401  (the extension's version is the package version)
+from .cca import CongestionControl  # noqa: E402
 from .results import RunResult, run  # noqa: E402
 from .scenario import Scenario, ScenarioError, list_presets, load  # noqa: E402
 
-__all__ = ["run", "RunResult", "Scenario", "ScenarioError", "load", "list_presets", "algorithms", "__version__"]
+__all__ = ["run", "RunResult", "Scenario", "ScenarioError", "CongestionControl", "load", "list_presets",
+           "algorithms", "__version__"]
 
 
 def algorithms() -> list[dict]:

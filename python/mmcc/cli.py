@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run one scenario (a preset name or a .toml file)",
                        description="Run one scenario; print a summary, write Parquet tables and an overview PNG.")
     r.add_argument("scenario", help="preset name (see 'mmcc presets') or path to a scenario .toml file")
-    r.add_argument("--cca", help="congestion control algorithm for every flow (see 'mmcc algorithms')")
+    r.add_argument("--cca", help="congestion control algorithm for every flow (see 'mmcc algorithms'), "
+                                 "or FILE.py:CLASS, a Python subclass of mmcc.CongestionControl")
     r.add_argument("--cca-param", action="append", type=_kv, default=[], metavar="KEY=VALUE",
                    help="algorithm parameter override (repeatable)")
     r.add_argument("--seed", type=int, help="random seed (default: the scenario's)")
@@ -82,7 +83,8 @@ def _cmd_run(a) -> int:
         if isinstance(x, bool) or not isinstance(x, (int, float)):
             raise ScenarioError(f"--cca-param {k}: expected a number, got {v!r}")
         params[k] = float(x)
-    result = run(sc, cca=a.cca, cca_params=params or None, seed=a.seed, duration=a.duration, sets=sets)
+    cca = _load_python_cca(a.cca) if a.cca and ".py:" in a.cca else a.cca
+    result = run(sc, cca=cca, cca_params=params or None, seed=a.seed, duration=a.duration, sets=sets)
     print(f"scenario {sc.name} ({sc.source}), seed {result.scenario.config['seed']}, "
           f"{result.scenario.config['duration'] / 1e9:g} s simulated in {result.wall_seconds:.2f} s wall "
           f"({result.events_processed:,} events)")
@@ -96,6 +98,28 @@ def _cmd_run(a) -> int:
         print(f"pcap: {result.pcap_packets} packets in {out / 'capture.pcap'}")
     print(f"wrote {len(written)} files to {out}/")
     return 0
+
+
+def _load_python_cca(spec: str):
+    """FILE.py:CLASS -> the class (a subclass of mmcc.CongestionControl)."""
+    import importlib.util
+
+    from .cca import CongestionControl
+    from .scenario import ScenarioError
+
+    path, _, cls = spec.rpartition(":")
+    if not Path(path).is_file():
+        raise ScenarioError(f"--cca {spec}: no such file {path!r}")
+    mod_spec = importlib.util.spec_from_file_location(Path(path).stem, path)
+    module = importlib.util.module_from_spec(mod_spec)
+    try:
+        mod_spec.loader.exec_module(module)
+    except Exception as e:  # noqa: BLE001 - the user's module failed to import
+        raise ScenarioError(f"--cca {spec}: importing {path} failed: {type(e).__name__}: {e}") from None
+    obj = getattr(module, cls, None)
+    if not (isinstance(obj, type) and issubclass(obj, CongestionControl)):
+        raise ScenarioError(f"--cca {spec}: {path} has no subclass of mmcc.CongestionControl named {cls!r}")
+    return obj
 
 
 def _cmd_presets(_a) -> int:
@@ -131,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
-    except (ValueError, OSError) as e:  # ScenarioError, UnitError, core ValueError, files
+    except (ValueError, OSError, RuntimeError) as e:  # ScenarioError, UnitError, core errors, files
         msg = " ".join(str(e).split())
         sys.stderr.write(f"error: {msg}\n")
         return EXIT_USAGE if isinstance(e, ValueError) else 1

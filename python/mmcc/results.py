@@ -147,17 +147,46 @@ class RunResult:
         return "\n".join([line(head), line(["-" * w for w in widths])] + [line(b) for b in body])
 
 
-def run(scenario: Scenario | str, *, cca: str | None = None, cca_params: dict | None = None,
+def _python_algorithms(sc: Scenario, cca) -> dict:
+    """Instances of Python algorithms for the flows whose `cca` is "python"."""
+    import copy as _copy
+
+    from .cca import CongestionControl
+    from .scenario import PYTHON_CCA, ScenarioError
+
+    out = {}
+    for i, f in enumerate(sc.config["flows"]):
+        if f["cca"] != PYTHON_CCA:
+            continue
+        if cca is None:
+            raise ScenarioError(f"{sc.source}: flows[{i}].cca: 'python' needs a Python algorithm: "
+                                f"mmcc.run(..., cca=MyAlgorithm) with a subclass of mmcc.CongestionControl")
+        # a class: one instance per flow; an instance: itself for the first flow (so it can be
+        # inspected after the run), copies for the others
+        obj = cca() if isinstance(cca, type) else (cca if not out else _copy.deepcopy(cca))
+        if not isinstance(obj, CongestionControl):
+            raise ScenarioError(f"cca: {cca!r} is not a subclass or instance of mmcc.CongestionControl")
+        out[i] = obj
+    return out
+
+
+def run(scenario: Scenario | str, *, cca=None, cca_params: dict | None = None,
         seed: int | None = None, duration: str | None = None, sets: dict | None = None) -> RunResult:
-    """Run a scenario (a `Scenario`, preset name or TOML path) and return its tables."""
-    from .scenario import load
+    """Run a scenario (a `Scenario`, preset name or TOML path) and return its tables.
+
+    `cca` is an algorithm name for every flow, or a Python algorithm (a subclass or an instance
+    of `mmcc.CongestionControl`; one instance per flow)."""
+    from .scenario import PYTHON_CCA, load
 
     sc = load(scenario) if isinstance(scenario, (str, os.PathLike)) else scenario
-    if any(x is not None for x in (cca, cca_params, seed, duration)) or sets:
-        sc = sc.with_overrides(sets, cca=cca, cca_params=cca_params, seed=seed, duration=duration)
+    py_cca = None if cca is None or isinstance(cca, str) else cca
+    name = PYTHON_CCA if py_cca is not None else cca
+    if any(x is not None for x in (name, cca_params, seed, duration)) or sets:
+        sc = sc.with_overrides(sets, cca=name, cca_params=cca_params, seed=seed, duration=duration)
     cfg_json = sc.to_json()
+    algorithms = _python_algorithms(sc, py_cca)
     t0 = time.perf_counter()
-    raw = _core.run(cfg_json)
+    raw = _core.run(cfg_json, algorithms or None)
     wall = time.perf_counter() - t0
     tables = {name: _to_arrow(cols) for name, cols in raw["tables"].items()}
     return RunResult(sc, tables, raw["events_processed"], wall, raw.get("pcap_packets"))

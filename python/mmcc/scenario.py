@@ -27,6 +27,10 @@ else:  # pragma: no cover
 __all__ = ["Scenario", "ScenarioError", "load", "list_presets", "normalize"]
 
 
+#: The algorithm name of a flow whose algorithm is a Python object given to `mmcc.run`.
+PYTHON_CCA = "python"
+
+
 class ScenarioError(ValueError):
     """A scenario that cannot be run; the message is one line naming source, key and fix."""
 
@@ -324,10 +328,11 @@ def normalize(raw: dict, source: str = "<scenario>") -> dict:
                 ctx.fail(f"{path}.tcp.{name}", "must hold at least one segment")
         cca = ft.get("cca", "newreno")
         params = ft.get("cca_params", {})
-        try:
-            cca = _core.check_algorithm(cca, params)
-        except ValueError as e:
-            ctx.fail(f"{path}.cca" if "parameter" not in str(e) else f"{path}.cca_params", str(e))
+        if cca != PYTHON_CCA:  # a Python algorithm object is given to the run instead
+            try:
+                cca = _core.check_algorithm(cca, params)
+            except ValueError as e:
+                ctx.fail(f"{path}.cca" if "parameter" not in str(e) else f"{path}.cca_params", str(e))
         flows.append({"src": ft["from"], "dst": ft["to"], "start": start, "stop": stop, "cca": cca,
                       "cca_params": params, "tcp": core_tcp, "app": ft.get("app", {"type": "bulk", "bytes": None})})
     if not flows:

@@ -4,7 +4,10 @@
 //! `mmcc.scenario`) with the GIL released and returns its tables as columns of raw
 //! little-endian bytes (`numpy.frombuffer` reads them without a copy per element).
 
+mod pycca;
+
 use mmcc_core::record::Column;
+use std::collections::BTreeMap;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -26,13 +29,25 @@ fn column_to_py<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyAny>>
 }
 
 /// Run one simulation. `config_json` is the normalized configuration (see
-/// `mmcc_core::sim::SimConfig`). Returns `{"tables": {name: {column: (dtype, data)}},
-/// "events_processed": int, "pcap_packets": int | None}`. Raises ValueError for a bad
-/// configuration and RuntimeError if the simulator failed internally.
+/// `mmcc_core::sim::SimConfig`); `algorithms` maps flow indices to Python algorithm objects
+/// (subclasses of `mmcc.CongestionControl`). Returns `{"tables": {name: {column: (dtype,
+/// data)}}, "events_processed": int, "pcap_packets": int | None}`. Raises ValueError for a bad
+/// configuration, RuntimeError if a Python algorithm raised or the simulator failed.
 #[pyfunction]
-fn run(py: Python<'_>, config_json: &str) -> PyResult<Py<PyDict>> {
+#[pyo3(signature = (config_json, algorithms=None))]
+fn run(py: Python<'_>, config_json: &str, algorithms: Option<BTreeMap<usize, Py<PyAny>>>) -> PyResult<Py<PyDict>> {
     let cfg = mmcc_core::SimConfig::from_json(config_json).map_err(PyValueError::new_err)?;
-    let result = py.detach(move || catch_unwind(AssertUnwindSafe(move || mmcc_core::run(cfg))));
+    let error: pycca::ErrorSlot = Default::default();
+    let mut custom: BTreeMap<usize, Box<dyn mmcc_core::cca::CongestionControl>> = BTreeMap::new();
+    for (i, obj) in algorithms.unwrap_or_default() {
+        custom.insert(i, Box::new(pycca::PyCca::new(py, obj, error.clone())?));
+    }
+    let result = py.detach(move || {
+        catch_unwind(AssertUnwindSafe(move || mmcc_core::sim::run_with_algorithms(cfg, custom)))
+    });
+    if let Some(msg) = error.lock().expect("error slot").take() {
+        return Err(PyRuntimeError::new_err(msg));
+    }
     let out = match result {
         Ok(Ok(out)) => out,
         Ok(Err(msg)) => return Err(PyValueError::new_err(msg)),
@@ -95,6 +110,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(check_algorithm, m)?)?;
+    m.add_class::<pycca::PyCcState>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -154,7 +154,7 @@ pub struct AckEvent {
 
 pub trait CongestionControl: Send {
     /// Registry name, e.g. `"newreno"`.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
 
     /// Called once before the first segment is sent; may set cwnd / ssthresh.
     fn init(&mut self, _cc: &mut CcState) {}

@@ -119,6 +119,12 @@ impl SimConfig {
 
     /// Structural checks the type system cannot express.
     pub fn validate(&self) -> Result<(), String> {
+        self.validate_with(&|_| false)
+    }
+
+    /// As [`SimConfig::validate`], not checking the algorithm names of flows for which
+    /// `custom(i)` is true (their algorithm object is supplied by the caller).
+    pub fn validate_with(&self, custom: &dyn Fn(usize) -> bool) -> Result<(), String> {
         let n = self.nodes.len();
         if n < 2 {
             return Err("a scenario needs at least two nodes".into());
@@ -158,7 +164,9 @@ impl SimConfig {
                     return Err(format!("flows[{i}]: stop is before start"));
                 }
             }
-            crate::cca::build(&f.cca, &f.cca_params).map_err(|e| format!("flows[{i}]: {e}"))?;
+            if !custom(i) {
+                crate::cca::build(&f.cca, &f.cca_params).map_err(|e| format!("flows[{i}]: {e}"))?;
+            }
         }
         if let Some(p) = &self.pcap {
             if p.link >= self.links.len() || !(p.direction == "ab" || p.direction == "ba") {

@@ -7,7 +7,7 @@ mod output;
 pub use config::{EngineConfig, FlowConfig, LinkConfig, PcapConfig, SimConfig};
 pub use output::RunOutput;
 
-use crate::cca;
+use crate::cca::{self, CongestionControl};
 use crate::engine::Scheduler;
 use crate::net::{Channel, DropCause, Kind, NodeId, Packet, Verdict, Wakes};
 use crate::record::pcap::PcapWriter;
@@ -73,7 +73,13 @@ pub struct Simulation {
 
 impl Simulation {
     pub fn new(cfg: SimConfig) -> Result<Simulation, String> {
-        cfg.validate()?;
+        Self::with_algorithms(cfg, BTreeMap::new())
+    }
+
+    /// Build with caller-supplied algorithm objects for some flows (flow index -> algorithm),
+    /// e.g. algorithms written in Python; the other flows use the registry.
+    pub fn with_algorithms(cfg: SimConfig, mut custom: BTreeMap<usize, Box<dyn CongestionControl>>) -> Result<Simulation, String> {
+        cfg.validate_with(&|i| custom.contains_key(&i))?;
         let mut chans = Vec::new();
         for (i, l) in cfg.links.iter().enumerate() {
             chans.push(Channel::new(l.a, l.b, l.rate, l.delay, l.mtu, &l.ab, cfg.seed, &format!("link/{i}/ab")));
@@ -97,7 +103,10 @@ impl Simulation {
                     ));
                 }
             }
-            let algo = cca::build(&f.cca, &f.cca_params).map_err(|e| format!("flows[{i}]: {e}"))?;
+            let algo = match custom.remove(&i) {
+                Some(a) => a,
+                None => cca::build(&f.cca, &f.cca_params).map_err(|e| format!("flows[{i}]: {e}"))?,
+            };
             let cca_name = algo.name().to_string();
             flows.push(Flow {
                 sender: TcpSender::new(i as u32, f.src, f.dst, &f.tcp, &f.app, f.start, algo),
@@ -506,7 +515,12 @@ struct FlowParts<'a> {
 
 /// Build, run and collect a configuration in one call.
 pub fn run(cfg: SimConfig) -> Result<RunOutput, String> {
-    let mut sim = Simulation::new(cfg)?;
+    run_with_algorithms(cfg, BTreeMap::new())
+}
+
+/// [`run`] with caller-supplied algorithm objects for some flows.
+pub fn run_with_algorithms(cfg: SimConfig, custom: BTreeMap<usize, Box<dyn CongestionControl>>) -> Result<RunOutput, String> {
+    let mut sim = Simulation::with_algorithms(cfg, custom)?;
     sim.run();
     sim.check_invariants().map_err(|e| format!("internal invariant violated: {e}"))?;
     let pcap = sim.close_pcap()?;

@@ -1,0 +1,221 @@
+//! Congestion-control algorithms written in Python.
+//!
+//! A Python object (a subclass of `mmcc.CongestionControl`) is wrapped in [`PyCca`], which
+//! implements the Rust trait by calling the object's methods with the GIL re-acquired for each
+//! call. The state is passed as a `CcState` Python object whose `cwnd`, `ssthresh` and
+//! `pacing_rate_bps` the method may change. An exception stops further Python calls for that
+//! flow (it then behaves as "hold the window") and is reported when the run ends.
+
+use mmcc_core::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionKind};
+use mmcc_core::tcp::rate::RateSample;
+use mmcc_core::time::Bandwidth;
+use pyo3::prelude::*;
+use std::sync::{Arc, Mutex};
+
+/// The connection state seen by a Python algorithm (times in seconds, windows in bytes).
+#[pyclass(name = "CcState", module = "mmcc._core")]
+pub struct PyCcState {
+    #[pyo3(get)]
+    pub now_s: f64,
+    #[pyo3(get)]
+    pub mss: u64,
+    #[pyo3(get, set)]
+    pub cwnd: u64,
+    #[pyo3(get, set)]
+    pub ssthresh: u64,
+    #[pyo3(get)]
+    pub initial_cwnd: u64,
+    #[pyo3(get)]
+    pub bytes_in_flight: u64,
+    #[pyo3(get)]
+    pub state: &'static str,
+    #[pyo3(get)]
+    pub latest_rtt_s: Option<f64>,
+    #[pyo3(get)]
+    pub srtt_s: Option<f64>,
+    #[pyo3(get)]
+    pub min_rtt_s: Option<f64>,
+    #[pyo3(get)]
+    pub max_rtt_s: Option<f64>,
+    #[pyo3(get)]
+    pub delivered: u64,
+    #[pyo3(get, set)]
+    pub pacing_rate_bps: Option<u64>,
+    #[pyo3(get)]
+    pub app_limited: bool,
+    #[pyo3(get)]
+    pub sinr_db: Option<f64>,
+    #[pyo3(get)]
+    pub snd_una: u64,
+    #[pyo3(get)]
+    pub snd_nxt: u64,
+}
+
+#[pymethods]
+impl PyCcState {
+    /// cwnd in segments.
+    fn cwnd_segments(&self) -> f64 {
+        self.cwnd as f64 / self.mss as f64
+    }
+    /// cwnd < ssthresh.
+    fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+    fn __repr__(&self) -> String {
+        format!("CcState(t={:.6}s, cwnd={}, ssthresh={}, state={})", self.now_s, self.cwnd, self.ssthresh, self.state)
+    }
+}
+
+fn to_py(cc: &CcState) -> PyCcState {
+    let s = |d: Option<mmcc_core::Dur>| d.map(|d| d.secs_f64());
+    PyCcState {
+        now_s: cc.now.secs_f64(),
+        mss: cc.mss,
+        cwnd: cc.cwnd,
+        ssthresh: cc.ssthresh,
+        initial_cwnd: cc.initial_cwnd,
+        bytes_in_flight: cc.bytes_in_flight,
+        state: cc.state.name(),
+        latest_rtt_s: s(cc.latest_rtt),
+        srtt_s: s(cc.srtt),
+        min_rtt_s: s(cc.min_rtt),
+        max_rtt_s: s(cc.max_rtt),
+        delivered: cc.delivered,
+        pacing_rate_bps: cc.pacing_rate.map(|b| b.as_bps()),
+        app_limited: cc.app_limited,
+        sinr_db: cc.sinr_db,
+        snd_una: cc.snd_una,
+        snd_nxt: cc.snd_nxt,
+    }
+}
+
+fn from_py(cc: &mut CcState, p: &PyCcState) {
+    cc.cwnd = p.cwnd.max(1);
+    cc.ssthresh = p.ssthresh.max(1);
+    cc.pacing_rate = p.pacing_rate_bps.map(Bandwidth);
+}
+
+/// Shared slot for the first Python error of a run.
+pub type ErrorSlot = Arc<Mutex<Option<String>>>;
+
+pub struct PyCca {
+    obj: Py<PyAny>,
+    name: String,
+    controls_window: bool,
+    fast_recovery: bool,
+    error: ErrorSlot,
+    failed: bool,
+}
+
+impl PyCca {
+    pub fn new(py: Python<'_>, obj: Py<PyAny>, error: ErrorSlot) -> PyResult<PyCca> {
+        let b = obj.bind(py);
+        let name: String = b.getattr("name")?.extract()?;
+        let controls_window: bool = b.getattr("controls_window")?.extract()?;
+        let fast_recovery: bool = b.getattr("uses_fast_recovery")?.extract()?;
+        Ok(PyCca { obj, name, controls_window, fast_recovery, error, failed: false })
+    }
+
+    /// Call `method(cc, *extra)`, copy the window back; returns the method's result.
+    fn call(&mut self, cc: &mut CcState, method: &str, extra: impl FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>>) -> Option<Py<PyAny>> {
+        if self.failed {
+            return None;
+        }
+        let res = Python::attach(|py| -> PyResult<Py<PyAny>> {
+            let state = Bound::new(py, to_py(cc))?;
+            let mut args: Vec<Py<PyAny>> = vec![state.clone().into_any().unbind()];
+            args.extend(extra(py)?);
+            let tuple = pyo3::types::PyTuple::new(py, args)?;
+            let out = self.obj.bind(py).call_method1(method, tuple)?;
+            from_py(cc, &state.borrow());
+            Ok(out.unbind())
+        });
+        match res {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.failed = true;
+                let msg = Python::attach(|py| {
+                    let tb = e.traceback(py).and_then(|t| t.format().ok()).unwrap_or_default();
+                    format!("Python congestion control '{}' raised in {method}(): {e}{}", self.name,
+                        if tb.is_empty() { String::new() } else { format!("\n{tb}") })
+                });
+                let mut slot = self.error.lock().expect("error slot");
+                if slot.is_none() {
+                    *slot = Some(msg);
+                }
+                None
+            }
+        }
+    }
+}
+
+fn ack_obj(py: Python<'_>, ack: &AckEvent) -> PyResult<Vec<Py<PyAny>>> {
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("segments_acked", ack.segments_acked)?;
+    d.set_item("bytes_acked", ack.bytes_acked)?;
+    d.set_item("rtt_s", ack.rtt.map(|r| r.secs_f64()))?;
+    Ok(vec![d.into_any().unbind()])
+}
+
+impl CongestionControl for PyCca {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn init(&mut self, cc: &mut CcState) {
+        self.call(cc, "init", |_| Ok(vec![]));
+    }
+    fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        self.call(cc, "on_ack", |py| ack_obj(py, ack));
+    }
+    fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        self.call(cc, "increase_window", |py| ack_obj(py, ack));
+    }
+    fn ssthresh(&self, cc: &CcState) -> u64 {
+        // pure by contract: called on a copy of the state
+        let mut copy = cc.clone();
+        let mut me = PyCca {
+            obj: Python::attach(|py| self.obj.clone_ref(py)),
+            name: self.name.clone(),
+            controls_window: self.controls_window,
+            fast_recovery: self.fast_recovery,
+            error: self.error.clone(),
+            failed: self.failed,
+        };
+        let out = me.call(&mut copy, "ssthresh", |_| Ok(vec![]));
+        out.and_then(|v| Python::attach(|py| v.extract::<u64>(py).ok())).unwrap_or(cc.ssthresh).max(cc.min_ssthresh())
+    }
+    fn on_congestion_event(&mut self, cc: &mut CcState, kind: CongestionKind) {
+        let k = match kind {
+            CongestionKind::FastRetransmit => "fast_retransmit",
+            CongestionKind::Timeout => "timeout",
+        };
+        self.call(cc, "on_congestion_event", |py| Ok(vec![k.into_pyobject(py)?.into_any().unbind()]));
+    }
+    fn on_state_change(&mut self, cc: &mut CcState, from: CaState) {
+        self.call(cc, "on_state_change", |py| Ok(vec![from.name().into_pyobject(py)?.into_any().unbind()]));
+    }
+    fn on_rate_sample(&mut self, cc: &mut CcState, rs: &RateSample) {
+        if !self.controls_window {
+            return; // only model-based algorithms get the per-ACK rate sample (saves a call)
+        }
+        self.call(cc, "on_rate_sample", |py| {
+            let d = pyo3::types::PyDict::new(py);
+            d.set_item("delivered", rs.delivered)?;
+            d.set_item("interval_s", rs.interval.secs_f64())?;
+            d.set_item("delivery_rate_bps", rs.delivery_rate().as_bps())?;
+            d.set_item("is_app_limited", rs.is_app_limited)?;
+            d.set_item("rtt_s", rs.rtt.map(|r| r.secs_f64()))?;
+            d.set_item("acked_sacked", rs.acked_sacked)?;
+            d.set_item("newly_lost", rs.newly_lost)?;
+            d.set_item("prior_in_flight", rs.prior_in_flight)?;
+            d.set_item("valid", rs.valid)?;
+            Ok(vec![d.into_any().unbind()])
+        });
+    }
+    fn controls_window(&self) -> bool {
+        self.controls_window
+    }
+    fn uses_fast_recovery(&self) -> bool {
+        self.fast_recovery
+    }
+}

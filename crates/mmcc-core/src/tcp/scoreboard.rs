@@ -12,7 +12,7 @@
 
 use crate::net::Range;
 use crate::time::Time;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 /// One segment in flight (or lost, or SACKed, but not yet cumulatively acknowledged).
 #[derive(Clone, Copy, Debug)]
@@ -74,8 +74,9 @@ pub struct Scoreboard {
     sacked: VecDeque<Range>,
     /// Segments with id < `lost_hint` have been examined by the loss rule.
     lost_hint: u64,
-    /// No segment below this id is lost, unsacked and waiting for a retransmission.
-    rtx_hint: u64,
+    /// Ids of segments marked lost and waiting for a retransmission (entries that were since
+    /// SACKed, acknowledged or retransmitted are dropped lazily).
+    rtx_candidates: BTreeSet<u64>,
     /// Transmissions so far (new and retransmitted): the send order of each copy.
     tx_counter: u64,
     /// Highest send order among the segments delivered (SACKed or acknowledged) so far.
@@ -161,6 +162,7 @@ impl Scoreboard {
         let i = self.idx(id);
         self.tx_counter += 1;
         self.rtx_order.push_back((self.tx_counter, id));
+        self.rtx_candidates.remove(&id);
         let s = &mut self.segs[i];
         s.sent_at = now;
         s.tx_seq = self.tx_counter;
@@ -221,7 +223,6 @@ impl Scoreboard {
                 r.start = r.start.max(ack);
             }
             self.lost_hint = self.lost_hint.max(self.base_id);
-            self.rtx_hint = self.rtx_hint.max(self.base_id);
         }
 
         // SACK part: only the bytes not covered by earlier SACKs are walked.
@@ -282,7 +283,7 @@ impl Scoreboard {
                 s.rtx_inflight = false;
                 self.retrans_bytes -= s.len as u64;
                 found += s.len as u64;
-                self.rtx_hint = self.rtx_hint.min(id);
+                self.rtx_candidates.insert(id);
             }
         }
         found
@@ -290,6 +291,18 @@ impl Scoreboard {
 
     /// Merge `b` into the SACKed ranges; write the parts of `b` not covered before into `fresh`.
     fn insert_sacked(&mut self, b: Range, fresh: &mut [Range; 8]) -> usize {
+        // Fast paths: the block repeats, or extends upwards, the highest SACKed range (the
+        // receiver's first block usually does).
+        if let Some(last) = self.sacked.back_mut() {
+            if b.start >= last.start && b.start <= last.end {
+                if b.end <= last.end {
+                    return 0;
+                }
+                fresh[0] = Range::new(last.end, b.end);
+                last.end = b.end;
+                return 1;
+            }
+        }
         let mut n = 0;
         // ranges overlapping or touching b
         let lo = self.sacked.partition_point(|r| r.end < b.start);
@@ -347,7 +360,7 @@ impl Scoreboard {
                 s.lost = true;
                 self.lost_bytes += s.len as u64;
                 newly += s.len as u64;
-                self.rtx_hint = self.rtx_hint.min(id);
+                self.rtx_candidates.insert(id);
             }
             id += 1;
         }
@@ -362,7 +375,7 @@ impl Scoreboard {
             if !s.sacked && !s.lost {
                 s.lost = true;
                 self.lost_bytes += s.len as u64;
-                self.rtx_hint = self.rtx_hint.min(self.base_id);
+                self.rtx_candidates.insert(self.base_id);
             }
         }
     }
@@ -374,27 +387,14 @@ impl Scoreboard {
     /// RFC 6675 NextSeg() rule 1: the lowest segment that is lost, not SACKed and not already
     /// retransmitted in this episode.
     pub fn next_lost(&mut self) -> Option<u64> {
-        if self.lost_bytes == 0 {
-            return None; // nothing is lost (or every lost segment was SACKed since)
-        }
-        let mut id = self.rtx_hint.max(self.base_id);
-        let end = self.base_id + self.segs.len() as u64;
-        let limit = self.lost_hint.max(id).min(end);
-        while id < limit {
-            let s = &self.segs[self.idx(id)];
-            if s.lost && !s.sacked && !s.rtx_inflight {
-                self.rtx_hint = id;
-                return Some(id);
+        while let Some(&id) = self.rtx_candidates.first() {
+            if id >= self.base_id {
+                let s = &self.segs[self.idx(id)];
+                if s.lost && !s.sacked && !s.rtx_inflight {
+                    return Some(id);
+                }
             }
-            id += 1;
-        }
-        // The head may have been marked lost above lost_hint by mark_head_lost.
-        self.rtx_hint = limit;
-        if let Some(s) = self.segs.front() {
-            if s.lost && !s.sacked && !s.rtx_inflight {
-                self.rtx_hint = self.base_id;
-                return Some(self.base_id);
-            }
+            self.rtx_candidates.pop_first(); // acknowledged, SACKed or retransmitted since
         }
         None
     }
@@ -404,15 +404,16 @@ impl Scoreboard {
     pub fn mark_all_lost(&mut self) {
         self.lost_bytes = 0;
         self.retrans_bytes = 0;
-        for s in self.segs.iter_mut() {
+        self.rtx_candidates.clear();
+        for (k, s) in self.segs.iter_mut().enumerate() {
             s.rtx_inflight = false;
             if !s.sacked {
                 s.lost = true;
                 self.lost_bytes += s.len as u64;
+                self.rtx_candidates.insert(self.base_id + k as u64);
             }
         }
         self.lost_hint = self.base_id + self.segs.len() as u64;
-        self.rtx_hint = self.base_id;
         self.rtx_order.clear();
     }
 

@@ -32,7 +32,7 @@ def main():
     r = mmcc.run("dumbbell", duration=a.duration, cca=PyNewReno)
     acks = r.flows.column("acks_received")[0].as_py()
     print(f"dumbbell {a.duration}: Rust newreno {rust:.3} s, Python PyNewReno {py:.3} s, "
-          f"ratio {py / rust:.1}x; {acks:,.0f} ACKs -> {(py - rust) / acks * 1e9:.0f} ns extra per ACK")
+          f"ratio {py / rust:.1f}x; {acks:,.0f} ACKs -> {(py - rust) / acks * 1e9:.0f} ns extra per ACK")
 
 
 if __name__ == "__main__":

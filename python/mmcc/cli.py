@@ -155,6 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
+    except BrokenPipeError:  # e.g. `mmcc algorithms | head`: the reader left, nothing to report
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
     except (ValueError, OSError, RuntimeError) as e:  # ScenarioError, UnitError, core errors, files
         msg = " ".join(str(e).split())
         sys.stderr.write(f"error: {msg}\n")

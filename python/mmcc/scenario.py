@@ -146,6 +146,7 @@ TCP_FIELDS: dict[str, Parser] = {
     "send_buffer": SIZE,
     "recv_buffer": SIZE,
     "pacing": BOOL,
+    "detect_lost_retransmissions": BOOL,
 }
 # user-facing name -> core (serde) name
 TCP_CORE_NAMES = {

@@ -8,6 +8,7 @@
 pub mod cca;
 pub mod engine;
 pub mod net;
+pub mod radio;
 pub mod record;
 pub mod rng;
 pub mod sim;

@@ -67,11 +67,19 @@ pub enum DropCause {
     LinkDown = 3,
     /// Larger than the link MTU.
     Mtu = 4,
+    /// Discarded by RLC AM after its retransmissions ran out (radio links).
+    RlcDiscard = 5,
 }
 
 impl DropCause {
-    pub const ALL: [DropCause; 5] =
-        [DropCause::QueueFull, DropCause::Aqm, DropCause::ErrorModel, DropCause::LinkDown, DropCause::Mtu];
+    pub const ALL: [DropCause; 6] = [
+        DropCause::QueueFull,
+        DropCause::Aqm,
+        DropCause::ErrorModel,
+        DropCause::LinkDown,
+        DropCause::Mtu,
+        DropCause::RlcDiscard,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             DropCause::QueueFull => "queue_full",
@@ -79,6 +87,7 @@ impl DropCause {
             DropCause::ErrorModel => "error_model",
             DropCause::LinkDown => "link_down",
             DropCause::Mtu => "mtu",
+            DropCause::RlcDiscard => "rlc_discard",
         }
     }
 }

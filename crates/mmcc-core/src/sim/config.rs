@@ -21,6 +21,9 @@ pub struct SimConfig {
     pub nodes: Vec<String>,
     pub links: Vec<LinkConfig>,
     pub flows: Vec<FlowConfig>,
+    /// mmWave radio links (gNB node - UE node).
+    #[serde(default)]
+    pub radios: Vec<crate::radio::RadioLinkConfig>,
     #[serde(default)]
     pub record: RecordConfig,
     #[serde(default)]
@@ -91,6 +94,18 @@ pub struct FlowConfig {
     pub tcp: TcpConfig,
     #[serde(default)]
     pub app: AppConfig,
+    /// Cross-layer feed: the sender sees the UE's downlink SINR of this radio link, `delay` old
+    /// (NexGen D-TCP's input). None: no SINR (as on a real kernel).
+    #[serde(default)]
+    pub sinr_feed: Option<SinrFeed>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SinrFeed {
+    pub radio: usize,
+    #[serde(default)]
+    pub delay: Dur,
 }
 
 fn d_cca() -> String {
@@ -143,6 +158,12 @@ impl SimConfig {
                 return Err(format!("links[{i}].mtu must be at least 100 bytes"));
             }
         }
+        for (i, r) in self.radios.iter().enumerate() {
+            if r.gnb as usize >= n || r.ue as usize >= n || r.gnb == r.ue {
+                return Err(format!("radios[{i}]: gnb and ue must be two different existing nodes"));
+            }
+            r.radio.validate().map_err(|e| format!("radios[{i}]: {e}"))?;
+        }
         if self.flows.is_empty() {
             return Err("a scenario needs at least one flow".into());
         }
@@ -158,6 +179,11 @@ impl SimConfig {
             }
             if f.tcp.snd_buf < f.tcp.mss as u64 || f.tcp.rcv_buf < f.tcp.mss as u64 {
                 return Err(format!("flows[{i}].tcp: snd_buf and rcv_buf must hold at least one segment"));
+            }
+            if let Some(feed) = &f.sinr_feed {
+                if feed.radio >= self.radios.len() {
+                    return Err(format!("flows[{i}].sinr_feed: radio {} does not exist", feed.radio));
+                }
             }
             if let Some(stop) = f.stop {
                 if stop < f.start {

@@ -10,6 +10,7 @@ pub use output::RunOutput;
 use crate::cca::{self, CongestionControl};
 use crate::engine::Scheduler;
 use crate::net::{Channel, DropCause, Kind, NodeId, Packet, Verdict, Wakes};
+use crate::radio::RadioLink;
 use crate::record::pcap::PcapWriter;
 use crate::record::FlowRecorder;
 use crate::tcp::{Ctx, TcpReceiver, TcpSender, TimerKind};
@@ -29,6 +30,10 @@ enum Event {
     Timer { flow: u32, kind: TimerKind, gen: u32 },
     FlowStart { flow: u32 },
     FlowStop { flow: u32 },
+    /// A radio direction's slot.
+    RadioSlot { radio: u32, dir: u8 },
+    /// A radio link's channel update.
+    RadioTick { radio: u32 },
 }
 
 struct Flow {
@@ -53,7 +58,9 @@ pub struct Simulation {
     cfg: SimConfig,
     sched: Scheduler<Event>,
     chans: Vec<Channel>,
-    /// route[node][dst] = channel to take.
+    radios: Vec<RadioLink>,
+    /// route[node][dst] = port to take: a wired channel (< chans.len()) or a radio direction
+    /// (chans.len() + 2 * radio + dir).
     route: Vec<Vec<Option<u32>>>,
     flows: Vec<Flow>,
     delayed: Vec<Option<Packet>>,
@@ -85,8 +92,19 @@ impl Simulation {
             chans.push(Channel::new(l.a, l.b, l.rate, l.delay, l.mtu, &l.ab, cfg.seed, &format!("link/{i}/ab")));
             chans.push(Channel::new(l.b, l.a, l.rate, l.delay, l.mtu, &l.ba, cfg.seed, &format!("link/{i}/ba")));
         }
-        let route = Self::routes(cfg.nodes.len(), &chans);
-        let handoff_to = if cfg.engine.cut_through { Self::cut_through_plan(&cfg, &route, &chans) } else { Vec::new() };
+        let radios: Vec<RadioLink> = cfg
+            .radios
+            .iter()
+            .enumerate()
+            .map(|(i, r)| RadioLink::new(&r.radio, r.gnb, r.ue, cfg.seed, &format!("radio/{i}")))
+            .collect();
+        let mut ends: Vec<(NodeId, NodeId)> = chans.iter().map(|c| (c.from, c.to)).collect();
+        for r in &radios {
+            ends.push((r.gnb, r.ue));
+            ends.push((r.ue, r.gnb));
+        }
+        let route = Self::routes(cfg.nodes.len(), &ends);
+        let handoff_to = if cfg.engine.cut_through { Self::cut_through_plan(&cfg, &route, &chans, &ends) } else { Vec::new() };
         for (c, next) in handoff_to.iter().enumerate() {
             if next.is_some() {
                 chans[c].cut_through = true;
@@ -124,6 +142,9 @@ impl Simulation {
             None => None,
         };
         let mut sched = Scheduler::new();
+        for (i, r) in radios.iter().enumerate() {
+            sched.schedule(Time(r.cfg.update.0), Event::RadioTick { radio: i as u32 });
+        }
         for (i, f) in cfg.flows.iter().enumerate() {
             sched.schedule(f.start, Event::FlowStart { flow: i as u32 });
             if let Some(stop) = f.stop {
@@ -135,6 +156,7 @@ impl Simulation {
             cfg,
             sched,
             chans,
+            radios,
             route,
             flows,
             delayed: Vec::new(),
@@ -159,9 +181,15 @@ impl Simulation {
     /// (no other channel feeds it and no endpoint at `r` sends on it), and (4) `n` is a
     /// drop-tail channel, whose state depends only on the packets offered, in order. The pcap
     /// channel is excluded so its capture stays in event order with the rest of the run.
-    fn cut_through_plan(cfg: &SimConfig, route: &[Vec<Option<u32>>], chans: &[Channel]) -> Vec<Option<u32>> {
-        let mut next_of: Vec<Option<Option<u32>>> = vec![None; chans.len()]; // None: unused
-        let mut feeders: Vec<Vec<Option<u32>>> = vec![Vec::new(); chans.len()]; // None: an endpoint
+    fn cut_through_plan(
+        cfg: &SimConfig,
+        route: &[Vec<Option<u32>>],
+        chans: &[Channel],
+        ends: &[(NodeId, NodeId)],
+    ) -> Vec<Option<u32>> {
+        let nports = ends.len();
+        let mut next_of: Vec<Option<Option<u32>>> = vec![None; nports]; // None: unused
+        let mut feeders: Vec<Vec<Option<u32>>> = vec![Vec::new(); nports]; // None: an endpoint
         for f in &cfg.flows {
             for (from, to) in [(f.src, f.dst), (f.dst, f.src)] {
                 let mut node = from as usize;
@@ -179,7 +207,7 @@ impl Simulation {
                         }
                     }
                     prev = Some(c);
-                    node = chans[c as usize].to as usize;
+                    node = ends[c as usize].1 as usize;
                 }
                 if let Some(p) = prev {
                     next_of[p as usize] = Some(None); // delivers to an endpoint
@@ -191,6 +219,7 @@ impl Simulation {
             .map(|c| {
                 let n = next_of[c].flatten()?;
                 let ok = chans[c].supports_cut_through()
+                    && (n as usize) < chans.len() // radio directions take packets at arrival only
                     && chans[n as usize].accepts_early()
                     && feeders[n as usize] == [Some(c as u32)]
                     && pcap_chan != Some(c as u32);
@@ -199,20 +228,20 @@ impl Simulation {
             .collect()
     }
 
-    /// Shortest paths in hops (breadth-first from each destination over reversed channels);
-    /// ties go to the lower channel index, so routes are deterministic.
-    fn routes(n: usize, chans: &[Channel]) -> Vec<Vec<Option<u32>>> {
+    /// Shortest paths in hops (breadth-first from each destination over reversed ports);
+    /// ties go to the lower port index, so routes are deterministic.
+    fn routes(n: usize, ends: &[(NodeId, NodeId)]) -> Vec<Vec<Option<u32>>> {
         let mut route = vec![vec![None; n]; n];
         for dst in 0..n {
             let mut dist = vec![usize::MAX; n];
             dist[dst] = 0;
             let mut q = VecDeque::from([dst]);
             while let Some(v) = q.pop_front() {
-                for (ci, c) in chans.iter().enumerate() {
-                    if c.to as usize == v && dist[c.from as usize] == usize::MAX {
-                        dist[c.from as usize] = dist[v] + 1;
-                        route[c.from as usize][dst] = Some(ci as u32);
-                        q.push_back(c.from as usize);
+                for (pi, &(from, to)) in ends.iter().enumerate() {
+                    if to as usize == v && dist[from as usize] == usize::MAX {
+                        dist[from as usize] = dist[v] + 1;
+                        route[from as usize][dst] = Some(pi as u32);
+                        q.push_back(from as usize);
                     }
                 }
             }
@@ -281,6 +310,34 @@ impl Simulation {
                     f.sender.start(ctx)
                 });
             }
+            Event::RadioSlot { radio, dir } => {
+                let mut out = Vec::new();
+                let mut drops = Vec::new();
+                let next = self.radios[radio as usize].slot(dir as usize, now, &mut out, &mut drops);
+                let port = self.radio_port(radio, dir);
+                for (p, cause) in drops {
+                    self.count_drop(port, &p, cause);
+                }
+                if let Some(t) = next {
+                    self.sched.schedule(t, Event::RadioSlot { radio, dir });
+                }
+                let to = self.radios[radio as usize].dirs[dir as usize].to;
+                for p in out {
+                    if p.dst == to {
+                        self.at_endpoint(&p);
+                    } else {
+                        self.send_from(to, &p);
+                    }
+                }
+            }
+            Event::RadioTick { radio } => {
+                let r = &mut self.radios[radio as usize];
+                r.update(now);
+                let next = now + r.cfg.update;
+                if next.0 <= self.cfg.duration.0 {
+                    self.sched.schedule(next, Event::RadioTick { radio });
+                }
+            }
             Event::FlowStop { flow } => {
                 self.with_flow(flow, |f, ctx| {
                     ctx.rec.event(ctx.now, "stop", 0.0);
@@ -321,6 +378,16 @@ impl Simulation {
     fn send_from(&mut self, node: NodeId, pkt: &Packet) {
         let chan = self.route[node as usize][pkt.dst as usize].expect("routes checked at set-up");
         let now = self.sched.now();
+        if chan as usize >= self.chans.len() {
+            let k = chan as usize - self.chans.len();
+            let (radio, dir) = ((k / 2) as u32, (k % 2) as u8);
+            match self.radios[radio as usize].enqueue(dir as usize, pkt, now) {
+                Ok(Some(t)) => self.sched.schedule(t, Event::RadioSlot { radio, dir }),
+                Ok(None) => {}
+                Err(cause) => self.count_drop(chan, pkt, cause),
+            }
+            return;
+        }
         let mut w = Wakes::default();
         let r = self.chans[chan as usize].enqueue(pkt, now, &mut w);
         if let Err(cause) = r {
@@ -329,8 +396,33 @@ impl Simulation {
         self.apply_wakes(chan, w);
     }
 
+    fn radio_port(&self, radio: u32, dir: u8) -> u32 {
+        (self.chans.len() + 2 * radio as usize + dir as usize) as u32
+    }
+
+    /// (link id, "from->to") of a port, for reports: wired links first, then radio links.
+    pub fn port_name(&self, port: u32) -> (i64, String) {
+        let p = port as usize;
+        let (link, from, to) = if p < self.chans.len() {
+            (p / 2, self.chans[p].from, self.chans[p].to)
+        } else {
+            let k = p - self.chans.len();
+            let d = &self.radios[k / 2].dirs[k % 2];
+            (self.cfg.links.len() + k / 2, d.from, d.to)
+        };
+        (link as i64, format!("{}->{}", self.cfg.nodes[from as usize], self.cfg.nodes[to as usize]))
+    }
+
     fn at_endpoint(&mut self, pkt: &Packet) {
         let flow = pkt.flow;
+        if pkt.kind == Kind::Ack {
+            if let Some(feed) = &self.cfg.flows[flow as usize].sinr_feed {
+                // cross-layer: the UE's downlink SINR as it was `delay` ago
+                let at = Time(self.sched.now().0.saturating_sub(feed.delay.0));
+                let v = self.radios[feed.radio].sinr_dl_at(at);
+                self.flows[flow as usize].sender.cc.sinr_db = v;
+            }
+        }
         let k = (pkt.kind == Kind::Ack) as usize;
         let a = &mut self.acct[flow as usize][k];
         a.arrived += 1;
@@ -425,6 +517,13 @@ impl Simulation {
                 e.1 += p.len as u64;
             });
         }
+        for r in &self.radios {
+            r.for_each_inside(|p| {
+                let e = &mut v[p.flow as usize][(p.kind == Kind::Ack) as usize];
+                e.0 += 1;
+                e.1 += p.len as u64;
+            });
+        }
         for p in self.delayed.iter().flatten() {
             let e = &mut v[p.flow as usize][(p.kind == Kind::Ack) as usize];
             e.0 += 1;
@@ -477,6 +576,12 @@ impl Simulation {
     }
     pub fn events_processed(&self) -> u64 {
         self.sched.processed()
+    }
+    pub fn radio(&self, i: usize) -> &RadioLink {
+        &self.radios[i]
+    }
+    pub fn radio_count(&self) -> usize {
+        self.radios.len()
     }
     pub fn flow_count(&self) -> usize {
         self.flows.len()

@@ -30,6 +30,7 @@ impl RunOutput {
             links_table(sim),
             trace_table(sim, "rtt_trace", "rtt_ms", |r| &r.rtt_trace),
             trace_table(sim, "owd_trace", "owd_ms", |r| &r.owd_trace),
+            radio_table(sim),
         ];
         RunOutput { tables, events_processed: sim.events_processed(), pcap_packets }
     }
@@ -47,7 +48,7 @@ fn flows_table(sim: &Simulation) -> Table {
         "owd_mean_ms", "owd_p50_ms", "owd_p95_ms", "owd_p99_ms", "segments_sent", "bytes_sent", "retransmits",
         "fast_retransmits", "rtos", "acks_received", "dupacks", "dupack_ratio", "data_received",
         "dup_data_received", "acks_sent", "drops_queue_full", "drops_aqm", "drops_error_model",
-        "drops_link_down", "drops_mtu", "ack_drops", "final_cwnd_bytes", "final_ssthresh_bytes",
+        "drops_link_down", "drops_mtu", "drops_rlc_discard", "ack_drops", "final_cwnd_bytes", "final_ssthresh_bytes",
         "srtt_ms", "rto_ms",
     ]
     .iter()
@@ -61,7 +62,7 @@ fn flows_table(sim: &Simulation) -> Table {
         let fc = &sim.cfg.flows[i];
         let c = &f.rec.counters;
         let s = &f.sender;
-        let mut drops = [0u64; 5];
+        let mut drops = [0u64; 6];
         let mut ack_drops = 0;
         for (&(_, flow, is_ack, cause), &(pk, _)) in sim.drops() {
             if flow as usize == i {
@@ -112,6 +113,7 @@ fn flows_table(sim: &Simulation) -> Table {
             drops[DropCause::ErrorModel as usize] as f64,
             drops[DropCause::LinkDown as usize] as f64,
             drops[DropCause::Mtu as usize] as f64,
+            drops[DropCause::RlcDiscard as usize] as f64,
             ack_drops as f64,
             s.cc.cwnd as f64,
             if s.cc.ssthresh == u64::MAX { f64::NAN } else { s.cc.ssthresh as f64 },
@@ -251,9 +253,9 @@ fn drops_table(sim: &Simulation) -> Table {
     let (mut link, mut dir, mut flow, mut kind, mut cause, mut pk, mut by) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (&(chan, fl, is_ack, c), &(p, b)) in sim.drops() {
-        link.push((chan / 2) as i64);
-        let ch = &sim.chans[chan as usize];
-        dir.push(format!("{}->{}", sim.cfg.nodes[ch.from as usize], sim.cfg.nodes[ch.to as usize]));
+        let (l, d) = sim.port_name(chan);
+        link.push(l);
+        dir.push(d);
         flow.push(fl as i64);
         kind.push(if is_ack == 1 { "ack" } else { "data" }.to_string());
         cause.push(c.name().to_string());
@@ -280,6 +282,17 @@ fn links_table(sim: &Simulation) -> Table {
         by.push(ch.tx_bytes as i64);
         util.push(if dur > 0.0 { ch.tx_bytes as f64 * 8.0 / dur / ch.rate.0 as f64 } else { 0.0 });
     }
+    for (ri, r) in sim.radios.iter().enumerate() {
+        for d in 0..2 {
+            let (l, name) = sim.port_name((sim.chans.len() + 2 * ri + d) as u32);
+            let st = &r.dirs[d].stats;
+            link.push(l);
+            dir.push(name);
+            pk.push(st.tbs as i64);
+            by.push(st.air_bytes as i64);
+            util.push(f64::NAN);
+        }
+    }
     Table::new("links")
         .i64("link_id", link)
         .str("direction", dir)
@@ -303,4 +316,39 @@ fn trace_table(
         }
     }
     Table::new(name).i64("flow_id", flow).f64("t_s", t).f64(col, v)
+}
+
+fn radio_table(sim: &Simulation) -> Table {
+    let mut radio = Vec::new();
+    let (mut t, mut x, mut y, mut los, mut pl, mut sdl, mut sul, mut se, mut cap, mut rdl, mut rul) =
+        (vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+    for (i, r) in sim.radios.iter().enumerate() {
+        for s in &r.samples {
+            radio.push(i as i64);
+            t.push(s.t.secs_f64());
+            x.push(s.x);
+            y.push(s.y);
+            los.push(s.los as i64);
+            pl.push(s.pathloss_db);
+            sdl.push(s.sinr_dl_db);
+            sul.push(s.sinr_ul_db);
+            se.push(s.se_dl);
+            cap.push(s.capacity_dl_bytes as i64);
+            rdl.push(s.rlc_dl_bytes as i64);
+            rul.push(s.rlc_ul_bytes as i64);
+        }
+    }
+    Table::new("radio")
+        .i64("radio_id", radio)
+        .f64("t_s", t)
+        .f64("ue_x_m", x)
+        .f64("ue_y_m", y)
+        .i64("los", los)
+        .f64("pathloss_db", pl)
+        .f64("sinr_dl_db", sdl)
+        .f64("sinr_ul_db", sul)
+        .f64("se_dl_bps_per_hz", se)
+        .i64("capacity_dl_bytes", cap)
+        .i64("rlc_dl_bytes", rdl)
+        .i64("rlc_ul_bytes", rul)
 }

@@ -1,0 +1,592 @@
+//! One radio link: the channel state (updated every `update`, 1 ms by default) and two
+//! directions (0 = downlink gNB -> UE, 1 = uplink UE -> gNB) with a per-slot scheduler.
+//!
+//! Per slot (125 us), a direction with work sends one transport block (TB):
+//! 1. a HARQ retransmission that is due, else
+//! 2. a new TB of `TBS = SE * B * eta * slot / 8` bytes, SE chosen from the SINR estimate of
+//!    `cqi_delay` ago (attenuated Shannon `0.6 log2(1 + SINR)`, capped; 0 below the outage SINR),
+//!    filled with RLC retransmissions that are due, then new data (IP packets segmented).
+//!
+//! The TB fails with `BLER = 1 / (1 + exp(2 (delta + 1.1)))`, `delta = SINR_now + 10 log10(n) -
+//! SINR_estimate` (n transmissions, chase combining). A failed TB is retransmitted after the
+//! HARQ round trip (8 slots) up to 4 transmissions; then its bytes go back to RLC, resent after
+//! the status cycle (5 ms), at most 8 times per packet, after which the packet is discarded
+//! (a loss TCP sees, cause `rlc_discard`). The receiver delivers packets to IP in order: a
+//! missing packet holds back the ones behind it. Below the outage SINR nothing is sent.
+//!
+//! Trace-driven mode replaces SINR, BLER and HARQ with a per-millisecond capacity (Mahimahi
+//! delivery opportunities of 1500 bytes).
+
+use super::channel::{self, Budget, Shadowing};
+use super::geometry::{self, Trajectory, Vec3};
+use super::RadioConfig;
+use crate::net::queue::{CoDelQueue, Limits, QueueConfig};
+use crate::net::{DropCause, NodeId, Packet};
+use crate::rng::Rng;
+use crate::time::{Dur, Time};
+use std::collections::VecDeque;
+
+/// One recorded millisecond of the radio channel.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RadioSample {
+    pub t: Time,
+    pub x: f64,
+    pub y: f64,
+    pub los: bool,
+    pub pathloss_db: f64,
+    pub sinr_dl_db: f64,
+    pub sinr_ul_db: f64,
+    /// Spectral efficiency link adaptation would choose now (downlink), b/s/Hz.
+    pub se_dl: f64,
+    /// Bytes the downlink could carry in this millisecond (offered capacity).
+    pub capacity_dl_bytes: u64,
+    pub rlc_dl_bytes: u64,
+    pub rlc_ul_bytes: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Sdu {
+    pkt: Packet,
+    size: u32,
+    unsent: u32,
+    received: u32,
+    rlc_retx: u32,
+    discarded: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Harq {
+    due: Time,
+    tx: u32,
+    est_sinr: f64,
+    segs: Vec<(u64, u32)>,
+}
+
+enum Waiting {
+    DropTail { q: VecDeque<(Packet, u32, Time)>, bytes: u64, limits: Limits },
+    CoDel(CoDelQueue),
+}
+
+/// Per-direction counters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DirStats {
+    pub tbs: u64,
+    pub tb_failures: u64,
+    pub harq_retx: u64,
+    pub rlc_retx_bytes: u64,
+    pub rlc_discards: u64,
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+    pub air_bytes: u64,
+    pub buffer_drops: u64,
+}
+
+pub struct Direction {
+    pub from: NodeId,
+    pub to: NodeId,
+    waiting: Waiting,
+    /// Packets being sent or awaiting in-order delivery, by RLC sequence number.
+    window: VecDeque<Sdu>,
+    base_seq: u64,
+    /// Every packet before this sequence number has been sent once.
+    first_unsent: u64,
+    /// Released arrival times (uplink scheduling delay) of waiting packets are implicit: a
+    /// packet may be taken `sched_delay` after it arrived.
+    sched_delay: Dur,
+    retx: VecDeque<(Time, u64, u32)>,
+    harq: VecDeque<Harq>,
+    /// Successful TB of the previous slot, applied at the next slot boundary.
+    pending: Vec<(u64, u32)>,
+    pub slot_scheduled: bool,
+    rng: Rng,
+    /// Trace mode: byte credit carried between slots.
+    credit: u64,
+    pub stats: DirStats,
+}
+
+impl Direction {
+    fn new(from: NodeId, to: NodeId, q: &QueueConfig, sched_delay: Dur, rng: Rng) -> Direction {
+        let waiting = match q {
+            QueueConfig::DropTail { .. } => Waiting::DropTail { q: VecDeque::new(), bytes: 0, limits: q.limits() },
+            QueueConfig::CoDel { target, interval, .. } => Waiting::CoDel(CoDelQueue::new(q.limits(), *target, *interval)),
+        };
+        Direction {
+            from,
+            to,
+            waiting,
+            window: VecDeque::new(),
+            base_seq: 0,
+            first_unsent: 0,
+            sched_delay,
+            retx: VecDeque::new(),
+            harq: VecDeque::new(),
+            pending: Vec::new(),
+            slot_scheduled: false,
+            rng,
+            credit: 0,
+            stats: DirStats::default(),
+        }
+    }
+
+    /// Bytes in the RLC transmit buffer: waiting packets and not yet sent parts.
+    pub fn buffered_bytes(&self) -> u64 {
+        let w = match &self.waiting {
+            Waiting::DropTail { bytes, .. } => *bytes,
+            Waiting::CoDel(q) => q.bytes(),
+        };
+        w + self.window.iter().map(|s| s.unsent as u64).sum::<u64>()
+    }
+
+    fn has_work(&self) -> bool {
+        let waiting = match &self.waiting {
+            Waiting::DropTail { q, .. } => !q.is_empty(),
+            Waiting::CoDel(q) => !q.is_empty(),
+        };
+        waiting || !self.window.is_empty() || !self.retx.is_empty() || !self.harq.is_empty() || !self.pending.is_empty()
+    }
+
+    fn enqueue(&mut self, pkt: &Packet, now: Time) -> Result<(), DropCause> {
+        let size = pkt.wire_bytes();
+        match &mut self.waiting {
+            Waiting::DropTail { q, bytes, limits } => {
+                if !limits.admits(*bytes, q.len() as u64, size as u64) {
+                    self.stats.buffer_drops += 1;
+                    return Err(DropCause::QueueFull);
+                }
+                *bytes += size as u64;
+                q.push_back((*pkt, size, now));
+                Ok(())
+            }
+            Waiting::CoDel(q) => q.enqueue(*pkt, size, now).map_err(|_| {
+                self.stats.buffer_drops += 1;
+                DropCause::QueueFull
+            }),
+        }
+    }
+
+    /// Take the next whole packet into the RLC window (CoDel may drop some on the way).
+    fn pull(&mut self, now: Time, drops: &mut Vec<(Packet, DropCause)>) -> bool {
+        let got = match &mut self.waiting {
+            Waiting::DropTail { q, bytes, .. } => match q.front() {
+                Some(&(p, sz, at)) if at + self.sched_delay <= now => {
+                    q.pop_front();
+                    *bytes -= sz as u64;
+                    Some((p, sz))
+                }
+                _ => None,
+            },
+            Waiting::CoDel(q) => {
+                let mut dropped = Vec::new();
+                let e = q.dequeue(now, &mut dropped);
+                drops.extend(dropped.into_iter().map(|p| (p, DropCause::Aqm)));
+                e.map(|e| (e.pkt, e.size))
+            }
+        };
+        match got {
+            Some((pkt, size)) => {
+                self.window.push_back(Sdu { pkt, size, unsent: size, received: 0, rlc_retx: 0, discarded: false });
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn sdu(&mut self, seq: u64) -> Option<&mut Sdu> {
+        if seq < self.base_seq {
+            return None;
+        }
+        self.window.get_mut((seq - self.base_seq) as usize)
+    }
+
+    /// Fill a TB of `cap` bytes: due RLC retransmissions, then new data.
+    fn fill(&mut self, cap: u64, now: Time, drops: &mut Vec<(Packet, DropCause)>) -> Vec<(u64, u32)> {
+        let mut segs = Vec::new();
+        let mut room = cap;
+        while room > 0 {
+            let Some(&(due, seq, len)) = self.retx.front() else { break };
+            if due > now {
+                break;
+            }
+            self.retx.pop_front();
+            if self.sdu(seq).is_none_or(|s| s.discarded) {
+                continue;
+            }
+            let take = (len as u64).min(room) as u32;
+            if take < len {
+                self.retx.push_front((due, seq, len - take));
+            }
+            segs.push((seq, take));
+            self.stats.rlc_retx_bytes += take as u64;
+            room -= take as u64;
+        }
+        // new data: the partly sent packet(s) first, then whole packets from the buffer
+        let mut seq = self.first_unsent.max(self.base_seq);
+        while room > 0 {
+            let i = (seq - self.base_seq) as usize;
+            if i == self.window.len() && !self.pull(now, drops) {
+                break;
+            }
+            let s = &mut self.window[i];
+            let take = (s.unsent as u64).min(room) as u32;
+            s.unsent -= take;
+            room -= take as u64;
+            segs.push((seq, take));
+            if s.unsent == 0 {
+                seq += 1;
+            }
+        }
+        self.first_unsent = seq;
+        segs
+    }
+
+    /// A TB's bytes failed for good at HARQ: back to RLC, or discard after too many tries.
+    fn harq_gave_up(&mut self, segs: &[(u64, u32)], now: Time, rlc_status: Dur, max_retx: u32) {
+        for &(seq, len) in segs {
+            let Some(s) = self.sdu(seq) else { continue };
+            if s.discarded {
+                continue;
+            }
+            s.rlc_retx += 1;
+            if s.rlc_retx > max_retx {
+                s.discarded = true;
+                self.stats.rlc_discards += 1;
+            } else {
+                self.retx.push_back((now + rlc_status, seq, len));
+            }
+        }
+    }
+
+    /// Deliver the previous slot's TB and release packets in order.
+    fn deliver(&mut self, out: &mut Vec<Packet>, drops: &mut Vec<(Packet, DropCause)>) {
+        for (seq, len) in std::mem::take(&mut self.pending) {
+            if let Some(s) = self.sdu(seq) {
+                s.received += len;
+            }
+        }
+        while let Some(s) = self.window.front() {
+            if s.discarded {
+                let s = self.window.pop_front().expect("front");
+                self.base_seq += 1;
+                drops.push((s.pkt, DropCause::RlcDiscard));
+            } else if s.received >= s.size {
+                let s = self.window.pop_front().expect("front");
+                self.base_seq += 1;
+                self.stats.delivered_packets += 1;
+                self.stats.delivered_bytes += s.size as u64;
+                out.push(s.pkt);
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Visit every packet held (for the conservation invariant).
+    pub fn for_each_inside(&self, mut f: impl FnMut(&Packet)) {
+        match &self.waiting {
+            Waiting::DropTail { q, .. } => q.iter().for_each(|(p, _, _)| f(p)),
+            Waiting::CoDel(q) => q.for_each(&mut f),
+        }
+        for s in &self.window {
+            f(&s.pkt);
+        }
+    }
+}
+
+/// Channel state at the last update.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ChannelState {
+    pub pos: Vec3,
+    pub los: bool,
+    pub pathloss_db: f64,
+    pub sinr_dl: f64,
+    pub sinr_ul: f64,
+    pub trace_dl_bytes: u64,
+    pub trace_ul_bytes: u64,
+}
+
+pub struct RadioLink {
+    pub cfg: RadioConfig,
+    pub gnb: NodeId,
+    pub ue: NodeId,
+    traj: Trajectory,
+    shadow: Shadowing,
+    budget: [Budget; 2],
+    pub state: ChannelState,
+    /// Per-update SINR history (dl, ul), newest last, long enough for the CQI delay.
+    history: VecDeque<(f64, f64)>,
+    pub dirs: [Direction; 2],
+    pub samples: Vec<RadioSample>,
+    slots_per_update: u64,
+    trace_mode: bool,
+}
+
+impl RadioLink {
+    pub fn new(cfg: &RadioConfig, gnb: NodeId, ue: NodeId, seed: u64, name: &str) -> RadioLink {
+        let bf = 10.0 * (cfg.gnb_antennas.max(1) as f64).log10() + 10.0 * (cfg.ue_antennas.max(1) as f64).log10();
+        let dl = Budget {
+            tx_power_dbm: cfg.gnb_tx_power_dbm,
+            bf_gain_db: bf,
+            noise_dbm: channel::noise_dbm(cfg.bandwidth_hz, cfg.ue_noise_figure_db),
+            blockage_db: cfg.blockage_db,
+            interference_db: cfg.interference_db,
+        };
+        let ul = Budget {
+            tx_power_dbm: cfg.ue_tx_power_dbm,
+            noise_dbm: channel::noise_dbm(cfg.bandwidth_hz, cfg.gnb_noise_figure_db),
+            ..dl
+        };
+        let sched = Dur(cfg.slot.0 * cfg.ul_scheduling_slots as u64);
+        let mut r = RadioLink {
+            cfg: cfg.clone(),
+            gnb,
+            ue,
+            traj: Trajectory::new(cfg.ue_position, cfg.mobility.clone()),
+            shadow: Shadowing::new(Rng::stream(seed, &format!("{name}/shadowing")), cfg.shadowing),
+            budget: [dl, ul],
+            state: ChannelState::default(),
+            history: VecDeque::new(),
+            dirs: [
+                Direction::new(gnb, ue, &cfg.rlc_buffer, Dur::ZERO, Rng::stream(seed, &format!("{name}/dl/bler"))),
+                Direction::new(ue, gnb, &cfg.rlc_buffer, sched, Rng::stream(seed, &format!("{name}/ul/bler"))),
+            ],
+            samples: Vec::new(),
+            slots_per_update: (cfg.update.0 / cfg.slot.0).max(1),
+            trace_mode: !cfg.trace_dl.is_empty(),
+        };
+        r.update(Time::ZERO);
+        r
+    }
+
+    /// Spectral efficiency for an estimated SINR (attenuated Shannon, TR 36.942 A.1 style).
+    pub fn spectral_efficiency(&self, sinr_db: f64) -> f64 {
+        if sinr_db < self.cfg.outage_sinr_db {
+            return 0.0;
+        }
+        (0.6 * (1.0 + 10f64.powf(sinr_db / 10.0)).log2()).min(self.cfg.se_cap)
+    }
+
+    /// Transport block size in bytes for a spectral efficiency: SE * B * eta * slot / 8.
+    pub fn tbs(&self, se: f64) -> u64 {
+        (se * self.cfg.bandwidth_hz * self.cfg.eta * self.cfg.slot.secs_f64() / 8.0) as u64
+    }
+
+    /// BLER for an estimation error delta (dB): 1 / (1 + exp(2 (delta + 1.1))).
+    pub fn bler(delta_db: f64) -> f64 {
+        1.0 / (1.0 + (2.0 * (delta_db + 1.1)).exp())
+    }
+
+    /// UE position at time `t`.
+    pub fn ue_position(&self, t: Time) -> Vec3 {
+        self.traj.position(t)
+    }
+
+    /// Recompute the channel at `now` and record a sample (called every `update`).
+    pub fn update(&mut self, now: Time) {
+        let pos = self.traj.position(now);
+        let s = &mut self.state;
+        s.pos = pos;
+        let f = self.cfg.carrier_ghz;
+        if self.trace_mode {
+            let ms = (now.0 / 1_000_000) as usize;
+            let dl = self.cfg.trace_dl[ms % self.cfg.trace_dl.len()] as u64 * 1500;
+            let ul = if self.cfg.trace_ul.is_empty() {
+                125_000 // 1 Gb/s
+            } else {
+                self.cfg.trace_ul[ms % self.cfg.trace_ul.len()] as u64 * 1500
+            };
+            s.trace_dl_bytes = dl;
+            s.trace_ul_bytes = ul;
+            s.los = dl > 0;
+            s.sinr_dl = if dl > 0 { 30.0 } else { -30.0 };
+            s.sinr_ul = s.sinr_dl;
+        } else if !self.cfg.sinr_schedule.is_empty() {
+            // SINR schedule: the latest step at or before now; LoS while SINR >= 0 dB
+            let v = self.cfg.sinr_schedule.iter().take_while(|x| x.t <= now).last().map_or(self.cfg.sinr_schedule[0].sinr_db, |x| x.sinr_db);
+            s.sinr_dl = v;
+            // uplink: 7 dB less power, 2 dB better noise figure
+            s.sinr_ul = v - (self.cfg.gnb_tx_power_dbm - self.cfg.ue_tx_power_dbm) + (self.cfg.ue_noise_figure_db - self.cfg.gnb_noise_figure_db);
+            s.los = v >= 0.0;
+        } else {
+            let vis = geometry::visibility(self.cfg.gnb_position, pos, &self.cfg.obstacles);
+            let (pl, sigma) = channel::path_loss(self.cfg.pathloss, !vis.nlos, self.cfg.gnb_position, pos, f);
+            let sf = self.shadow.sample(pos, !vis.nlos, sigma);
+            s.los = !vis.nlos;
+            s.pathloss_db = pl;
+            s.sinr_dl = channel::sinr_db(&self.budget[0], pl, sf, vis, f);
+            s.sinr_ul = channel::sinr_db(&self.budget[1], pl, sf, vis, f);
+        }
+        let keep = (self.cfg.cqi_delay.0 / self.cfg.update.0) as usize + 1;
+        self.history.push_back((s.sinr_dl, s.sinr_ul));
+        while self.history.len() > keep {
+            self.history.pop_front();
+        }
+        let est = self.estimate(0);
+        let se = self.spectral_efficiency(est);
+        let cap = if self.trace_mode { self.state.trace_dl_bytes } else { self.tbs(se) * self.slots_per_update };
+        self.samples.push(RadioSample {
+            t: now,
+            x: pos[0],
+            y: pos[1],
+            los: self.state.los,
+            pathloss_db: self.state.pathloss_db,
+            sinr_dl_db: self.state.sinr_dl,
+            sinr_ul_db: self.state.sinr_ul,
+            se_dl: if self.trace_mode { 0.0 } else { se },
+            capacity_dl_bytes: cap,
+            rlc_dl_bytes: self.dirs[0].buffered_bytes(),
+            rlc_ul_bytes: self.dirs[1].buffered_bytes(),
+        });
+    }
+
+    fn current(&self, d: usize) -> f64 {
+        if d == 0 {
+            self.state.sinr_dl
+        } else {
+            self.state.sinr_ul
+        }
+    }
+
+    /// The SINR estimate link adaptation uses (the value `cqi_delay` ago).
+    fn estimate(&self, d: usize) -> f64 {
+        let (dl, ul) = *self.history.front().expect("updated at creation");
+        if d == 0 {
+            dl
+        } else {
+            ul
+        }
+    }
+
+    /// Downlink SINR recorded at time `t` (for cross-layer feeds), if the run has reached it.
+    pub fn sinr_dl_at(&self, t: Time) -> Option<f64> {
+        let i = (t.0 / self.cfg.update.0) as usize;
+        self.samples.get(i.min(self.samples.len().saturating_sub(1))).map(|s| s.sinr_dl_db)
+    }
+
+    /// Offer a packet to direction `d`; returns whether a slot event must be scheduled (and
+    /// when), or the drop cause.
+    pub fn enqueue(&mut self, d: usize, pkt: &Packet, now: Time) -> Result<Option<Time>, DropCause> {
+        self.dirs[d].enqueue(pkt, now)?;
+        Ok(self.wake(d, now))
+    }
+
+    fn wake(&mut self, d: usize, now: Time) -> Option<Time> {
+        let dir = &mut self.dirs[d];
+        if dir.slot_scheduled || !dir.has_work() {
+            return None;
+        }
+        dir.slot_scheduled = true;
+        // next slot boundary
+        let slot = self.cfg.slot.0;
+        Some(Time(now.0.div_ceil(slot) * slot))
+    }
+
+    /// One slot of direction `d` at `now`: packets delivered in order to the far end go to
+    /// `out`, discarded and AQM-dropped packets to `drops`. Returns the next slot time if there
+    /// is more work.
+    pub fn slot(&mut self, d: usize, now: Time, out: &mut Vec<Packet>, drops: &mut Vec<(Packet, DropCause)>) -> Option<Time> {
+        self.dirs[d].slot_scheduled = false;
+        self.dirs[d].deliver(out, drops);
+        let sinr = self.current(d);
+        let est = self.estimate(d);
+        let trace = self.trace_mode;
+        let cfg_status = self.cfg.rlc_status;
+        let max_retx = self.cfg.rlc_max_retx;
+        let harq_rtt = Dur(self.cfg.slot.0 * self.cfg.harq_rtt_slots as u64);
+        let harq_max = self.cfg.harq_max_tx;
+        let outage = sinr < self.cfg.outage_sinr_db;
+        if trace {
+            let per_update = if d == 0 { self.state.trace_dl_bytes } else { self.state.trace_ul_bytes };
+            let dir = &mut self.dirs[d];
+            dir.credit = dir.credit.min(per_update) + per_update / self.slots_per_update;
+            if per_update > 0 {
+                let segs = dir.fill(dir.credit, now, drops);
+                let sent: u64 = segs.iter().map(|s| s.1 as u64).sum();
+                dir.credit -= sent.min(dir.credit);
+                if !segs.is_empty() {
+                    dir.stats.tbs += 1;
+                    dir.stats.air_bytes += sent;
+                }
+                dir.pending = segs;
+            }
+        } else if !outage {
+            let due = self.dirs[d].harq.front().is_some_and(|h| h.due <= now);
+            if due {
+                let mut h = self.dirs[d].harq.pop_front().expect("due");
+                h.tx += 1;
+                let dir = &mut self.dirs[d];
+                dir.stats.harq_retx += 1;
+                dir.stats.air_bytes += h.segs.iter().map(|s| s.1 as u64).sum::<u64>();
+                // chase combining: + 10 log10(n) dB after n transmissions
+                let delta = sinr + 10.0 * (h.tx as f64).log10() - h.est_sinr;
+                if dir.rng.bernoulli(Self::bler(delta)) {
+                    dir.stats.tb_failures += 1;
+                    if h.tx < harq_max {
+                        h.due = now + harq_rtt;
+                        dir.harq.push_back(h);
+                    } else {
+                        dir.harq_gave_up(&h.segs, now, cfg_status, max_retx);
+                    }
+                } else {
+                    dir.pending = h.segs;
+                }
+            } else {
+                let se = self.spectral_efficiency(est);
+                let cap = self.tbs(se);
+                if cap > 0 {
+                    let dir = &mut self.dirs[d];
+                    let segs = dir.fill(cap, now, drops);
+                    if !segs.is_empty() {
+                        dir.stats.tbs += 1;
+                        dir.stats.air_bytes += segs.iter().map(|s| s.1 as u64).sum::<u64>();
+                        if dir.rng.bernoulli(Self::bler(sinr - est)) {
+                            dir.stats.tb_failures += 1;
+                            if harq_max > 1 {
+                                dir.harq.push_back(Harq { due: now + harq_rtt, tx: 1, est_sinr: est, segs });
+                            } else {
+                                dir.harq_gave_up(&segs, now, cfg_status, max_retx);
+                            }
+                        } else {
+                            dir.pending = segs;
+                        }
+                    }
+                }
+            }
+        }
+        let dir = &mut self.dirs[d];
+        if dir.has_work() {
+            dir.slot_scheduled = true;
+            Some(now + self.cfg.slot)
+        } else {
+            None
+        }
+    }
+
+    /// Stop a direction's slots (its packets stay where they are).
+    pub fn for_each_inside(&self, mut f: impl FnMut(&Packet)) {
+        for d in &self.dirs {
+            d.for_each_inside(&mut f);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bler_is_ten_percent_at_zero_error() {
+        assert!((RadioLink::bler(0.0) - 0.0998).abs() < 1e-3);
+        assert!(RadioLink::bler(-10.0) > 0.999);
+        assert!(RadioLink::bler(5.0) < 1e-5);
+    }
+
+    #[test]
+    fn spectral_efficiency_and_tbs() {
+        let r = RadioLink::new(&RadioConfig::default(), 0, 1, 1, "r");
+        assert_eq!(r.spectral_efficiency(-10.5), 0.0);
+        assert!((r.spectral_efficiency(10.0) - 0.6 * 11f64.log2()).abs() < 1e-12);
+        assert_eq!(r.spectral_efficiency(60.0), 7.4063);
+        // 7.4063 * 1e9 * 0.75 * 125e-6 / 8 = 86 792 bytes per slot
+        assert_eq!(r.tbs(7.4063), 86_792);
+    }
+}

@@ -50,12 +50,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="algorithm parameter override (repeatable)")
     r.add_argument("--seed", type=int, help="random seed (default: the scenario's)")
     r.add_argument("--duration", help='simulated duration, e.g. "10s" (default: the scenario\'s)')
+    r.add_argument("--param", action="append", type=_kv, default=[], metavar="NAME=VALUE", dest="params",
+                   help="set a scenario parameter (see the preset's [params]), e.g. --param rlc_buffer=20MiB")
     r.add_argument("--set", action="append", type=_kv, default=[], metavar="KEY=VALUE", dest="sets",
                    help='override any scenario key by dotted path, e.g. --set links.1.forward.queue.limit=5MB')
     r.add_argument("--trace", action="store_true", help="also record every RTT sample, delivered segment and cwnd change")
     r.add_argument("--pcap", metavar="LINK[:forward|reverse]", help="capture one link direction to OUT/capture.pcap")
     r.add_argument("--out", default=None, help="output folder (default: out/<scenario>)")
     r.add_argument("--no-plot", action="store_true", help="skip the PNG")
+
+    e = sub.add_parser("export-trace", help="write a run's radio capacity as a Mahimahi mm-link trace",
+                       description="Convert the per-millisecond downlink capacity a run's radio model offered "
+                                   "(RUN_DIR/radio.parquet) into Mahimahi delivery opportunities (1500 bytes each).")
+    e.add_argument("run_dir", help="output folder of a run with a radio link")
+    e.add_argument("--out", help="trace file (default: RUN_DIR/capacity_dl.mahimahi)")
+    e.add_argument("--radio", type=int, default=0, help="radio link index (default 0)")
 
     sub.add_parser("presets", help="list the scenario presets")
     sub.add_parser("algorithms", help="list the congestion control algorithms with sources and parameters")
@@ -84,16 +93,19 @@ def _cmd_run(a) -> int:
             raise ScenarioError(f"--cca-param {k}: expected a number, got {v!r}")
         params[k] = float(x)
     cca = _load_python_cca(a.cca) if a.cca and ".py:" in a.cca else a.cca
-    result = run(sc, cca=cca, cca_params=params or None, seed=a.seed, duration=a.duration, sets=sets)
+    scenario_params = {k: _parse_value(v) for k, v in a.params}
+    result = run(sc, cca=cca, cca_params=params or None, seed=a.seed, duration=a.duration, sets=sets,
+                 params=scenario_params or None)
     print(f"scenario {sc.name} ({sc.source}), seed {result.scenario.config['seed']}, "
           f"{result.scenario.config['duration'] / 1e9:g} s simulated in {result.wall_seconds:.2f} s wall "
           f"({result.events_processed:,} events)")
     print(result.summary_text())
     written = result.write(out)
     if not a.no_plot:
-        from .plots import overview
+        from .plots import overview, radio_figures
 
         written.append(overview(result, out / "overview.png"))
+        written.extend(radio_figures(result, out))
     if result.pcap_packets is not None:
         print(f"pcap: {result.pcap_packets} packets in {out / 'capture.pcap'}")
     print(f"wrote {len(written)} files to {out}/")
@@ -120,6 +132,28 @@ def _load_python_cca(spec: str):
     if not (isinstance(obj, type) and issubclass(obj, CongestionControl)):
         raise ScenarioError(f"--cca {spec}: {path} has no subclass of mmcc.CongestionControl named {cls!r}")
     return obj
+
+
+def _cmd_export_trace(a) -> int:
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from .scenario import ScenarioError
+    from .traces import opportunities_from_capacity, write_mahimahi
+
+    src = Path(a.run_dir) / "radio.parquet"
+    if not src.is_file():
+        raise ScenarioError(f"export-trace: {src} not found (run a scenario with a radio link first)")
+    t = pq.read_table(src).to_pydict()
+    m = np.asarray(t["radio_id"]) == a.radio
+    if not m.any():
+        raise ScenarioError(f"export-trace: radio {a.radio} not in {src}")
+    cap = np.asarray(t["capacity_dl_bytes"])[m]
+    out = Path(a.out) if a.out else Path(a.run_dir) / "capacity_dl.mahimahi"
+    counts = opportunities_from_capacity(cap)
+    write_mahimahi(counts, out)
+    print(f"wrote {sum(counts):,} opportunities over {len(counts):,} ms to {out}")
+    return 0
 
 
 def _cmd_presets(_a) -> int:
@@ -149,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.cmd is None:
         parser.print_help()
         return EXIT_USAGE
-    handlers = {"run": _cmd_run, "presets": _cmd_presets, "algorithms": _cmd_algorithms}
+    handlers = {"run": _cmd_run, "presets": _cmd_presets, "algorithms": _cmd_algorithms,
+                "export-trace": _cmd_export_trace}
     try:
         return handlers[a.cmd](a)
     except KeyboardInterrupt:

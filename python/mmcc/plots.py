@@ -44,3 +44,109 @@ def overview(result: RunResult, path: str | Path) -> Path:
     atomic_write_bytes(out, tmp.read_bytes())
     tmp.unlink()
     return out
+
+
+def _shade_nlos(ax, t, los):
+    """Shade the intervals where los == 0."""
+    t = np.asarray(t)
+    los = np.asarray(los)
+    start = None
+    for i in range(len(t)):
+        if los[i] == 0 and start is None:
+            start = t[i]
+        if (los[i] != 0 or i == len(t) - 1) and start is not None:
+            ax.axvspan(start, t[i], color="0.85", zorder=0, lw=0)
+            start = None
+
+
+def radio_figures(result: RunResult, out_dir: str | Path) -> list[Path]:
+    """For runs with a radio link: SINR over time with NLoS shaded (sinr.png), a top view of the
+    scenario with the UE path and time marks (map.png), and throughput / RTT / SINR on one time
+    axis (radio_overview.png)."""
+    rt = result.tables.get("radio")
+    if rt is None or rt.num_rows == 0:
+        return []
+    out_dir = Path(out_dir)
+    r = rt.to_pydict()
+    m = np.asarray(r["radio_id"]) == 0
+    t = np.asarray(r["t_s"])[m]
+    los = np.asarray(r["los"])[m]
+    sinr = np.asarray(r["sinr_dl_db"])[m]
+    written = []
+
+    def save(fig, name):
+        p = out_dir / name
+        tmp = out_dir / f".{name}.tmp.png"
+        fig.savefig(tmp, dpi=110)
+        plt.close(fig)
+        atomic_write_bytes(p, tmp.read_bytes())
+        tmp.unlink()
+        written.append(p)
+
+    fig, ax = plt.subplots(figsize=(10, 3.5), constrained_layout=True)
+    _shade_nlos(ax, t, los)
+    ax.plot(t, sinr, lw=0.8, color="C0")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("downlink SINR (dB)")
+    ax.set_title(f"{result.scenario.name}: SINR (NLoS shaded)")
+    ax.grid(alpha=0.3)
+    save(fig, "sinr.png")
+
+    # top view: the obstacle area (left) and the whole path (right)
+    cfg = result.scenario.config["radios"][0]["radio"]
+    from matplotlib.patches import Rectangle
+
+    gnb = cfg.get("gnb_position", [0.0, 0.0, 15.0])
+    x = np.asarray(r["ue_x_m"])[m]
+    y = np.asarray(r["ue_y_m"])[m]
+    obstacles = cfg.get("obstacles", [])
+    fig, axes = plt.subplots(1, 2, figsize=(13, 6), constrained_layout=True)
+    for k, ax in enumerate(axes):
+        for o in obstacles:
+            (x0, y0, _), (x1, y1, _) = o["min"], o["max"]
+            color = "0.4" if o["kind"] == "building" else "tab:green"
+            ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, color=color, alpha=0.8))
+        ax.plot([gnb[0]], [gnb[1]], marker="^", ms=12, color="tab:red", label="gNB", ls="none")
+        ax.scatter(x[los == 1], y[los == 1], s=2, color="tab:blue", label="UE, LoS")
+        ax.scatter(x[los == 0], y[los == 0], s=2, color="tab:orange", label="UE, NLoS")
+        if k == 0:
+            pts = [gnb[:2], [x[0], y[0]]] + [o["min"][:2] for o in obstacles] + [o["max"][:2] for o in obstacles]
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            pad = 5.0
+            ax.set_xlim(min(xs) - pad, max(xs) + pad)
+            ax.set_ylim(min(ys) - pad, max(ys) + pad)
+        last = None
+        for tm in np.arange(0, t[-1] + 1e-9, 5.0 if k == 0 else 10.0):
+            i = min(int(np.searchsorted(t, tm)), len(t) - 1)
+            if last is not None and abs(x[i] - x[last]) + abs(y[i] - y[last]) < (1.0 if k == 0 else 30.0):
+                continue  # the UE stood still: one mark is enough
+            ax.annotate(f"{tm:g}s", (x[i], y[i]), fontsize=8, xytext=(4, 4), textcoords="offset points")
+            last = i
+        ax.set_aspect("equal", adjustable="box" if k == 0 else "datalim")
+        ax.set_xlabel("x (m)")
+        ax.set_ylabel("y (m)")
+        ax.grid(alpha=0.3)
+    axes[0].set_title(f"{result.scenario.name}: obstacle area")
+    axes[1].set_title("whole UE path")
+    axes[0].legend(loc="best", fontsize=8)
+    save(fig, "map.png")
+
+    se = result.series.to_pydict()
+    fig, ax = plt.subplots(3, 1, figsize=(10, 8), sharex=True, constrained_layout=True)
+    for f in result.flows.to_pylist():
+        fm = np.asarray(se["flow_id"]) == f["flow_id"]
+        ts = np.asarray(se["t_s"])[fm]
+        ax[0].plot(ts, np.asarray(se["throughput_mbps"])[fm], lw=0.9, label=f"flow {f['flow_id']} ({f['cca']})")
+        ax[1].plot(ts, np.asarray(se["rtt_mean_ms"], dtype=float)[fm], lw=0.9)
+    ax[2].plot(t, sinr, lw=0.7, color="C3")
+    for a in ax:
+        _shade_nlos(a, t, los)
+        a.grid(alpha=0.3)
+    ax[0].set_ylabel("throughput (Mb/s)")
+    ax[1].set_ylabel("RTT (ms)")
+    ax[2].set_ylabel("SINR (dB)")
+    ax[2].set_xlabel("time (s)")
+    ax[0].legend(fontsize=8, loc="upper right")
+    ax[0].set_title(f"{result.scenario.name}: throughput, RTT and SINR (NLoS shaded)")
+    save(fig, "radio_overview.png")
+    return written

@@ -20,7 +20,8 @@ from .scenario import Scenario
 __all__ = ["RunResult", "run", "atomic_write_bytes", "write_parquet"]
 
 # Tables written by default; the trace tables only when they have rows (record.trace = true).
-TABLES = ["flows", "series", "cwnd", "events", "rtt_hist", "owd_hist", "drops", "links", "rtt_trace", "owd_trace"]
+TABLES = ["flows", "series", "cwnd", "events", "rtt_hist", "owd_hist", "drops", "links", "radio", "rtt_trace",
+          "owd_trace"]
 
 
 def _to_arrow(cols: dict) -> pa.Table:
@@ -88,6 +89,7 @@ class RunResult:
             "scenario": self.scenario.name,
             "scenario_source": self.scenario.source,
             "seed": self.scenario.config["seed"],
+            "params": json.dumps(self.scenario.params, sort_keys=True),
             "config": json.dumps(self.scenario.config, sort_keys=True),
         }
 
@@ -110,7 +112,7 @@ class RunResult:
         written = []
         for name in TABLES:
             t = self.tables.get(name)
-            if t is None or (name.endswith("_trace") and t.num_rows == 0):
+            if t is None or ((name.endswith("_trace") or name == "radio") and t.num_rows == 0):
                 continue
             p = out / f"{name}.parquet"
             write_parquet(t, p, meta)
@@ -171,7 +173,8 @@ def _python_algorithms(sc: Scenario, cca) -> dict:
 
 
 def run(scenario: Scenario | str, *, cca=None, cca_params: dict | None = None,
-        seed: int | None = None, duration: str | None = None, sets: dict | None = None) -> RunResult:
+        seed: int | None = None, duration: str | None = None, sets: dict | None = None,
+        params: dict | None = None) -> RunResult:
     """Run a scenario (a `Scenario`, preset name or TOML path) and return its tables.
 
     `cca` is an algorithm name for every flow, or a Python algorithm (a subclass or an instance
@@ -181,8 +184,8 @@ def run(scenario: Scenario | str, *, cca=None, cca_params: dict | None = None,
     sc = load(scenario) if isinstance(scenario, (str, os.PathLike)) else scenario
     py_cca = None if cca is None or isinstance(cca, str) else cca
     name = PYTHON_CCA if py_cca is not None else cca
-    if any(x is not None for x in (name, cca_params, seed, duration)) or sets:
-        sc = sc.with_overrides(sets, cca=name, cca_params=cca_params, seed=seed, duration=duration)
+    if any(x is not None for x in (name, cca_params, seed, duration)) or sets or params:
+        sc = sc.with_overrides(sets, cca=name, cca_params=cca_params, seed=seed, duration=duration, params=params)
     cfg_json = sc.to_json()
     algorithms = _python_algorithms(sc, py_cca)
     t0 = time.perf_counter()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import _core
-from .units import UnitError, parse_rate, parse_size, parse_time
+from .units import UnitError, parse_frequency, parse_rate, parse_size, parse_time
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,6 +59,7 @@ def _quantity(fn, kind: str) -> Parser:
 
 
 SIZE = _quantity(parse_size, "size")
+FREQ = _quantity(parse_frequency, "frequency")
 RATE = _quantity(parse_rate, "rate")
 TIME = _quantity(parse_time, "time")
 
@@ -237,23 +238,156 @@ def _cca_params(ctx, v, path):
     return out
 
 
-TOP_FIELDS = ["name", "description", "duration", "seed", "nodes", "links", "flows", "tcp", "record", "pcap"]
+def POINT(ctx, v, path):
+    if not (isinstance(v, list) and len(v) == 3 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
+        ctx.fail(path, f"expected a point [x, y, z] in metres, got {v!r}")
+    return [float(x) for x in v]
+
+
+def _velocity(ctx, v, path):
+    t = _table(ctx, v, path, {"t": TIME, "v": POINT}, required=("t", "v"))
+    return {"t": t["t"], "v": t["v"]}
+
+
+def _obstacle(ctx, v, path):
+    t = _table(ctx, v, path, {"kind": ONE_OF("building", "foliage"), "min": POINT, "max": POINT},
+               required=("kind", "min", "max"))
+    if any(a > b for a, b in zip(t["min"], t["max"])):
+        ctx.fail(path, "min must not exceed max on any axis")
+    return t
+
+
+def _sinr_step(ctx, v, path):
+    t = _table(ctx, v, path, {"t": TIME, "sinr_db": FLOAT(-100.0, 100.0)}, required=("t", "sinr_db"))
+    return {"t": t["t"], "sinr_db": t["sinr_db"]}
+
+
+def _trace_file(ctx, v, path):
+    from .traces import read_mahimahi
+
+    if not isinstance(v, str):
+        ctx.fail(path, f"expected the path of a Mahimahi trace file, got {v!r}")
+    p = Path(v)
+    if not p.is_absolute() and ctx.source not in ("<dict>", "<scenario>") and not ctx.source.startswith("preset "):
+        p = Path(ctx.source).parent / p
+    try:
+        return read_mahimahi(p)
+    except OSError as e:
+        ctx.fail(path, f"cannot read trace {str(p)!r}: {e.strerror or e}")
+    except ValueError as e:
+        ctx.fail(path, str(e))
+
+
+# user-facing key -> (parser, core key)
+RADIO_FIELDS: dict[str, tuple[Parser, str]] = {
+    "carrier": (FREQ, "carrier_ghz"),
+    "bandwidth": (FREQ, "bandwidth_hz"),
+    "gnb_position": (POINT, "gnb_position"),
+    "ue_position": (POINT, "ue_position"),
+    "mobility": (lambda c, v, p: _list(c, v, p, _velocity), "mobility"),
+    "obstacles": (lambda c, v, p: _list(c, v, p, _obstacle), "obstacles"),
+    "pathloss": (ONE_OF("umi-street-canyon", "nyu"), "pathloss"),
+    "shadowing": (BOOL, "shadowing"),
+    "gnb_tx_power_dbm": (FLOAT(-50.0, 80.0), "gnb_tx_power_dbm"),
+    "ue_tx_power_dbm": (FLOAT(-50.0, 80.0), "ue_tx_power_dbm"),
+    "gnb_antennas": (INT(1, 4096), "gnb_antennas"),
+    "ue_antennas": (INT(1, 4096), "ue_antennas"),
+    "gnb_noise_figure_db": (FLOAT(0.0, 30.0), "gnb_noise_figure_db"),
+    "ue_noise_figure_db": (FLOAT(0.0, 30.0), "ue_noise_figure_db"),
+    "blockage_db": (FLOAT(0.0, 100.0), "blockage_db"),
+    "interference_db": (FLOAT(0.0, 100.0), "interference_db"),
+    "update": (TIME, "update"),
+    "slot": (TIME, "slot"),
+    "eta": (FLOAT(0.0, 1.0), "eta"),
+    "cqi_delay": (TIME, "cqi_delay"),
+    "se_cap": (FLOAT(0.01, 20.0), "se_cap"),
+    "outage_sinr_db": (FLOAT(-50.0, 50.0), "outage_sinr_db"),
+    "harq_rtt_slots": (INT(1, 1000), "harq_rtt_slots"),
+    "harq_max_tx": (INT(1, 32), "harq_max_tx"),
+    "rlc_status": (TIME, "rlc_status"),
+    "rlc_max_retx": (INT(0, 1000), "rlc_max_retx"),
+    "rlc_buffer": (_queue, "rlc_buffer"),
+    "ul_scheduling_slots": (INT(0, 1000), "ul_scheduling_slots"),
+    "sinr_schedule": (lambda c, v, p: _list(c, v, p, _sinr_step), "sinr_schedule"),
+    "trace": (_trace_file, "trace_dl"),
+    "trace_uplink": (_trace_file, "trace_ul"),
+}
+
+
+def _radio(ctx, v, path, node):
+    fields = {k: f for k, (f, _) in RADIO_FIELDS.items()}
+    t = _table(ctx, v, path, {"gnb": node, "ue": node, **fields}, required=("gnb", "ue"))
+    if t["gnb"] == t["ue"]:
+        ctx.fail(f"{path}.ue", "gnb and ue must be different nodes")
+    radio = {}
+    for k, (_, core) in RADIO_FIELDS.items():
+        if k in t:
+            val = t[k]
+            if k == "carrier":
+                val = val / 1e9
+            radio[core] = val
+    if radio.get("update", 1_000_000) > 1_000_000 or radio.get("update", 1) <= 0:
+        ctx.fail(f"{path}.update", "must be in (0, 1ms]: the channel is evaluated at least every millisecond")
+    if radio.get("slot", 1) <= 0:
+        ctx.fail(f"{path}.slot", "must be positive")
+    return {"gnb": t["gnb"], "ue": t["ue"], "radio": radio}
+
+
+def _flow_feed(ctx, v, path):
+    t = _table(ctx, v, path, {"radio": INT(0, 10_000), "delay": TIME}, required=("radio",))
+    return {"radio": t["radio"], "delay": t.get("delay", 0)}
+
+
+TOP_FIELDS = ["name", "description", "duration", "seed", "params", "nodes", "links", "radios", "flows", "tcp", "record",
+              "pcap"]
+
+
+def substitute_params(raw: dict, overrides: dict | None = None, source: str = "<scenario>") -> dict:
+    """Replace every string value "$name" by the scenario parameter `name` (from `[params]`,
+    overridden by `overrides`)."""
+    params = dict(raw.get("params") or {})
+    if not isinstance(params, dict):
+        raise ScenarioError(f"{source}: params: expected a table of values")
+    for k, v in (overrides or {}).items():
+        if k not in params:
+            raise ScenarioError(f"{source}: --param {k}: unknown parameter; this scenario's parameters: "
+                                f"{', '.join(sorted(params)) or '(none)'}")
+        params[k] = v
+
+    def sub(v, path):
+        if isinstance(v, str) and v.startswith("$") and len(v) > 1:
+            name = v[1:]
+            if name not in params:
+                raise ScenarioError(f"{source}: {path}: unknown parameter {v!r}; parameters: "
+                                    f"{', '.join(sorted(params)) or '(none)'}")
+            return params[name]
+        if isinstance(v, dict):
+            return {k: sub(x, f"{path}.{k}" if path else k) for k, x in v.items()}
+        if isinstance(v, list):
+            return [sub(x, f"{path}[{i}]") for i, x in enumerate(v)]
+        return v
+
+    out = {k: sub(v, k) for k, v in raw.items() if k != "params"}
+    out["params"] = params
+    return out
 
 
 def normalize(raw: dict, source: str = "<scenario>") -> dict:
     """Validate a raw scenario (as parsed from TOML) into the core's run configuration."""
     ctx = _Ctx(source)
+    raw = substitute_params(raw, None, source)
     top = _table(
         ctx, raw, "",
         {
             "name": STR, "description": STR, "duration": TIME, "seed": INT(0, 2**63 - 1),
+            "params": lambda c, v, p: v, "radios": lambda c, v, p: v,
             "nodes": lambda c, v, p: _list(c, v, p, STR),
             "links": lambda c, v, p: v, "flows": lambda c, v, p: v,
             "tcp": lambda c, v, p: _table(c, v, p, TCP_FIELDS),
             "record": lambda c, v, p: _table(c, v, p, {"bin": TIME, "cwnd_interval": TIME, "trace": BOOL}),
             "pcap": lambda c, v, p: v,
         },
-        required=("duration", "nodes", "links", "flows"),
+        required=("duration", "nodes", "flows"),
     )
     if top["duration"] <= 0:
         ctx.fail("duration", "must be positive")
@@ -270,7 +404,7 @@ def normalize(raw: dict, source: str = "<scenario>") -> dict:
         return index[v]
 
     links = []
-    for i, lraw in enumerate(_list(ctx, top["links"], "links", lambda c, v, p: v)):
+    for i, lraw in enumerate(_list(ctx, top.get("links", []), "links", lambda c, v, p: v)):
         path = f"links[{i}]"
         lt = _table(
             ctx, lraw, path,
@@ -298,6 +432,9 @@ def normalize(raw: dict, source: str = "<scenario>") -> dict:
         links.append({"a": lt["between"][0], "b": lt["between"][1], "rate": lt["rate"], "delay": lt["delay"],
                       "mtu": mtu, **dirs})
 
+    radios = [_radio(ctx, r, f"radios[{i}]", node)
+              for i, r in enumerate(_list(ctx, top.get("radios", []), "radios", lambda c, v, p: v))]
+
     base_tcp = top.get("tcp", {})
     flows = []
     for i, fraw in enumerate(_list(ctx, top["flows"], "flows", lambda c, v, p: v)):
@@ -305,7 +442,7 @@ def normalize(raw: dict, source: str = "<scenario>") -> dict:
         ft = _table(
             ctx, fraw, path,
             {"from": node, "to": node, "cca": STR, "cca_params": _cca_params, "start": TIME, "stop": TIME,
-             "app": _app, "tcp": lambda c, v, p: _table(c, v, p, TCP_FIELDS)},
+             "app": _app, "tcp": lambda c, v, p: _table(c, v, p, TCP_FIELDS), "sinr_feed": _flow_feed},
             required=("from", "to"),
         )
         if ft["from"] == ft["to"]:
@@ -334,11 +471,15 @@ def normalize(raw: dict, source: str = "<scenario>") -> dict:
                 cca = _core.check_algorithm(cca, params)
             except ValueError as e:
                 ctx.fail(f"{path}.cca" if "parameter" not in str(e) else f"{path}.cca_params", str(e))
+        feed = ft.get("sinr_feed")
+        if feed is not None and feed["radio"] >= len(radios):
+            ctx.fail(f"{path}.sinr_feed.radio", f"radio {feed['radio']} does not exist ({len(radios)} radios)")
         flows.append({"src": ft["from"], "dst": ft["to"], "start": start, "stop": stop, "cca": cca,
-                      "cca_params": params, "tcp": core_tcp, "app": ft.get("app", {"type": "bulk", "bytes": None})})
+                      "cca_params": params, "tcp": core_tcp, "app": ft.get("app", {"type": "bulk", "bytes": None}),
+                      "sinr_feed": feed})
     if not flows:
         ctx.fail("flows", "a scenario needs at least one flow")
-    if not links:
+    if not links and not radios:
         ctx.fail("links", "a scenario needs at least one link")
 
     rec = top.get("record", {})
@@ -348,6 +489,7 @@ def normalize(raw: dict, source: str = "<scenario>") -> dict:
         "duration": top["duration"],
         "nodes": nodes,
         "links": links,
+        "radios": radios,
         "flows": flows,
         "record": {"bin": rec.get("bin", 100_000_000), "cwnd_interval": rec.get("cwnd_interval", 1_000_000),
                    "trace": rec.get("trace", False)},
@@ -439,8 +581,15 @@ class Scenario:
 
     def with_overrides(self, sets: dict[str, Any] | None = None, *, cca: str | None = None,
                        cca_params: dict[str, float] | None = None, seed: int | None = None,
-                       duration: str | None = None) -> "Scenario":
+                       duration: str | None = None, params: dict[str, Any] | None = None) -> "Scenario":
         raw = copy.deepcopy(self.raw)
+        if params:
+            known = raw.get("params") or {}
+            for k, v in params.items():
+                if k not in known:
+                    raise ScenarioError(f"{self.source}: --param {k}: unknown parameter; this scenario's parameters: "
+                                        f"{', '.join(sorted(known)) or '(none)'}")
+                raw["params"][k] = v
         for k, v in (sets or {}).items():
             set_path(raw, k, v)
         flows = raw.get("flows") if isinstance(raw.get("flows"), list) else []
@@ -468,6 +617,11 @@ class Scenario:
     @property
     def name(self) -> str:
         return self.raw.get("name") or Path(self.source).stem
+
+    @property
+    def params(self) -> dict:
+        """The scenario parameters (`[params]`) with their current values."""
+        return dict(self.raw.get("params") or {})
 
     def to_json(self) -> str:
         return json.dumps(self.config, sort_keys=True)

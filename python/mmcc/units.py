@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["UnitError", "parse_size", "parse_rate", "parse_time", "format_size", "format_rate", "format_time"]
+__all__ = ["UnitError", "parse_size", "parse_rate", "parse_time", "parse_frequency", "format_size", "format_rate",
+           "format_time"]
 
 
 class UnitError(ValueError):
@@ -35,12 +36,15 @@ TIME_UNITS = {
     "ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000, "min": 60_000_000_000,
 }
 
-_KIND_UNITS = {"size": SIZE_UNITS, "rate": RATE_UNITS, "time": TIME_UNITS}
-_EXAMPLE = {"size": '"2.5MB"', "rate": '"1Gbps"', "time": '"20ms"'}
+FREQ_UNITS = {"Hz": 1, "kHz": 1_000, "MHz": 1_000_000, "GHz": 1_000_000_000}
+
+_KIND_UNITS = {"size": SIZE_UNITS, "rate": RATE_UNITS, "time": TIME_UNITS, "frequency": FREQ_UNITS}
+_EXAMPLE = {"size": '"2.5MB"', "rate": '"1Gbps"', "time": '"20ms"', "frequency": '"28GHz"'}
 _ACCEPT = {
     "size": "B, KB, MB, GB (powers of 1000), KiB, MiB, GiB (powers of 1024); a bare integer is bytes",
     "rate": "bps, kbps, Mbps, Gbps, Tbps (or b/s, kb/s, Mb/s, Gb/s, Tb/s)",
     "time": "ns, us, ms, s, min",
+    "frequency": "Hz, kHz, MHz, GHz",
 }
 
 
@@ -71,7 +75,7 @@ def _parse(value, kind: str) -> int:
         raise UnitError(f'"{value}" must be a finite, non-negative {kind}')
     r = round(x)
     if abs(x - r) > 1e-6 * max(1.0, abs(x)):
-        base = {"size": "byte", "rate": "bit/s", "time": "nanosecond"}[kind]
+        base = {"size": "byte", "rate": "bit/s", "time": "nanosecond", "frequency": "Hz"}[kind]
         raise UnitError(f'"{value}" is not a whole number of {base}s')
     return int(r)
 
@@ -89,6 +93,11 @@ def parse_rate(value) -> int:
 def parse_time(value) -> int:
     """Nanoseconds from "20ms", "1.5 s", "125us"."""
     return _parse(value, "time")
+
+
+def parse_frequency(value) -> int:
+    """Hertz from "28GHz", "400 MHz"."""
+    return _parse(value, "frequency")
 
 
 def format_size(b: int) -> str:

@@ -11,6 +11,7 @@
 //! - convergence (cwnd <= W*) and divergence (cwnd > W*) tables below, where "then" means the
 //!   same band in consecutive rounds;
 //! - after each per-RTT update `ssthresh = max(ssthresh, 0.75 cwnd)`.
+//!
 //! Slow start doubles cwnd per RTT below 900 segments (initial ssthresh 900 segments). Loss:
 //! `ssthresh = max(min(ssthresh, cwnd - 1), 2)`.
 

@@ -87,8 +87,8 @@ impl Trajectory {
             }
             let end = self.changes.get(i + 1).map_or(t, |n| n.t.min(t));
             let dt = (end - c.t).secs_f64();
-            for k in 0..3 {
-                p[k] += c.v[k] * dt;
+            for (pk, vk) in p.iter_mut().zip(c.v) {
+                *pk += vk * dt;
             }
         }
         p

@@ -1,4 +1,5 @@
 #![allow(dead_code)]
+pub mod thesis;
 use mmcc_core::net::{DirectionConfig, ErrorModelConfig, ErrorUnit, QueueConfig};
 use mmcc_core::sim::{FlowConfig, LinkConfig, SimConfig};
 use mmcc_core::tcp::app::AppConfig;

@@ -1,0 +1,93 @@
+//! The thesis' urban scenario (../shared/spec/scenarios.md, family T) built in Rust.
+#![allow(dead_code)]
+use mmcc_core::net::{DirectionConfig, ErrorModelConfig, ErrorUnit, QueueConfig};
+use mmcc_core::radio::{Obstacle, ObstacleKind, RadioConfig, VelocityChange};
+use mmcc_core::radio::RadioLinkConfig;
+use mmcc_core::sim::{FlowConfig, LinkConfig, SimConfig};
+use mmcc_core::tcp::app::AppConfig;
+use mmcc_core::tcp::TcpConfig;
+use mmcc_core::{Bandwidth, Dur, Time};
+
+pub fn obstacles() -> Vec<Obstacle> {
+    let mut v: Vec<Obstacle> = [2.2, 5.6, 10.0, 13.8, 17.6]
+        .iter()
+        .map(|&y| Obstacle { kind: ObstacleKind::Building, min: [49.0, y, 0.0], max: [49.5, y + 0.5, 10.0] })
+        .collect();
+    v.push(Obstacle { kind: ObstacleKind::Building, min: [34.0, 17.8, 0.0], max: [40.5, 23.8, 30.0] });
+    v
+}
+
+pub fn mobility() -> Vec<VelocityChange> {
+    let ms = |t: u64| Time::from_millis(t);
+    vec![
+        VelocityChange { t: ms(0), v: [0.0, 0.0, 0.0] },
+        VelocityChange { t: ms(1000), v: [0.0, 1.5, 0.0] },
+        VelocityChange { t: ms(5300), v: [0.0, 0.0, 0.0] },
+        VelocityChange { t: ms(9000), v: [0.0, 1.5, 0.0] },
+        VelocityChange { t: ms(19000), v: [-1.5, 0.0, 0.0] },
+        VelocityChange { t: ms(26000), v: [0.0, 0.0, 0.0] },
+        VelocityChange { t: ms(30000), v: [-1.5, 0.0, 0.0] },
+        VelocityChange { t: ms(35000), v: [-30.0, 0.0, 0.0] },
+    ]
+}
+
+/// edge: 10 ms one-way server link; remote: 40 ms. `rlc` bytes; `per` per byte.
+pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConfig {
+    let radio = RadioConfig {
+        ue_position: [52.0, -0.2, 1.5],
+        mobility: mobility(),
+        obstacles: obstacles(),
+        rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(rlc), limit_packets: None },
+        ..Default::default()
+    };
+    let tcp = TcpConfig { mss: 1400, snd_buf: 6_553_600, rcv_buf: 6_553_600, ..Default::default() };
+    // wired queues large: the RLC buffer is the bottleneck under study
+    let big = || QueueConfig::DropTail { limit_bytes: Some(100_000_000), limit_packets: None };
+    let server_link = DirectionConfig {
+        queue: big(),
+        error: (per > 0.0).then_some(ErrorModelConfig { unit: ErrorUnit::Byte, rate: per }),
+        ..Default::default()
+    };
+    let wired = || DirectionConfig { queue: big(), ..Default::default() };
+    SimConfig {
+        name: "thesis".into(),
+        seed: 1,
+        duration: Dur::from_secs(secs),
+        nodes: vec!["server".into(), "pgw".into(), "gnb".into(), "ue".into()],
+        links: vec![
+            LinkConfig {
+                a: 0,
+                b: 1,
+                rate: Bandwidth::gbps(100),
+                delay: Dur::from_millis(if remote { 40 } else { 10 }),
+                mtu: 1500,
+                ab: server_link,
+                ba: wired(),
+            },
+            LinkConfig {
+                a: 1,
+                b: 2,
+                rate: Bandwidth::gbps(100),
+                delay: Dur::ZERO,
+                mtu: 1500,
+                ab: wired(),
+                ba: wired(),
+            },
+        ],
+        flows: vec![FlowConfig {
+            src: 0,
+            dst: 3,
+            start: Time::from_millis(100),
+            stop: None,
+            cca: cca.into(),
+            cca_params: Default::default(),
+            tcp,
+            app: AppConfig::Rate { rate: Bandwidth::gbps(1), write_size: 1400, bytes: None },
+            sinr_feed: None,
+        }],
+        radios: vec![RadioLinkConfig { gnb: 2, ue: 3, radio }],
+        record: Default::default(),
+        pcap: None,
+        engine: Default::default(),
+    }
+}

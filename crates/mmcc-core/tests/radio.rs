@@ -145,7 +145,7 @@ fn thesis_edge_bands() {
 fn thesis_remote_minimum_rtt_is_at_least_80_ms() {
     let out = run(thesis(true, 8 << 20, 0.0, 10, "newreno")).unwrap();
     let m = flow_stat(&out, "rtt_min_ms");
-    assert!(m >= 80.0 && m < 85.0, "{m}");
+    assert!((80.0..85.0).contains(&m), "{m}");
 }
 
 #[test]

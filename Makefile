@@ -15,9 +15,10 @@ $(VENV)/.deps: pyproject.toml
 	$(VENV)/bin/pip install --quiet "maturin>=1.5,<2" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "pytest>=7" "hypothesis>=6"
 	touch $@
 
-# The main job: the dumbbell preset, writing Parquet tables, a summary and a PNG to out/dumbbell.
+# The main job: the thesis' urban 28 GHz scenario (edge server, NewReno), writing Parquet tables,
+# a summary and figures to out/thesis-edge.
 run: setup
-	$(VENV)/bin/mmcc run dumbbell --out out/dumbbell
+	$(VENV)/bin/mmcc run thesis-edge --out out/thesis-edge
 
 # Rust unit + system tests, then the Python tests (fast suite; see `validate` for the long one).
 test: setup test-rust test-python
@@ -34,8 +35,11 @@ test-python:
 validate: setup
 	$(PY) -m pytest -q -m slow
 
-bench:
+bench: setup
 	cargo bench -p mmcc-core --bench dumbbell
+	cargo bench -p mmcc-core --bench thesis
+	cargo bench -p mmcc-core --bench algorithms
+	$(PY) benches/python_cca.py
 
 clean:
 	rm -rf $(VENV) target out

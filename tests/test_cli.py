@@ -77,3 +77,16 @@ def test_trace_and_pcap(mmcc_cli, small_toml, tmp_path):
     flows = pq.read_table(out / "flows.parquet").to_pylist()[0]
     # every data byte the receiver got crossed this link (plus retransmissions)
     assert payload >= flows["delivered_bytes"]
+
+
+def test_written_files_follow_the_umask(mmcc_cli, small_toml, tmp_path):
+    import os
+    import stat
+
+    out = tmp_path / "perm"
+    r = mmcc_cli("run", small_toml, "--out", out, "--no-plot")
+    assert r.returncode == 0, r.stderr
+    umask = os.umask(0)
+    os.umask(umask)
+    mode = stat.S_IMODE((out / "flows.parquet").stat().st_mode)
+    assert mode == 0o666 & ~umask

@@ -334,7 +334,8 @@ impl Simulation {
                 let r = &mut self.radios[radio as usize];
                 r.update(now);
                 let next = now + r.cfg.update;
-                if next.0 <= self.cfg.duration.0 {
+                // one sample per update interval [t, t + update) of the run
+                if next.0 < self.cfg.duration.0 {
                     self.sched.schedule(next, Event::RadioTick { radio });
                 }
             }

@@ -1,0 +1,95 @@
+"""Radio scenarios from Python: presets, parameters, traces, figures, errors."""
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+import mmcc
+from mmcc.scenario import Scenario, ScenarioError, load
+from mmcc.traces import read_mahimahi, write_mahimahi
+
+
+def test_thesis_presets_run_and_write_radio_outputs(mmcc_cli, tmp_path):
+    for preset in ("thesis-edge", "thesis-remote"):
+        out = tmp_path / preset
+        r = mmcc_cli("run", preset, "--duration", "3s", "--out", out)
+        assert r.returncode == 0, r.stderr
+        radio = pq.read_table(out / "radio.parquet")
+        assert radio.num_rows == 3000  # one row per millisecond
+        assert {"sinr_dl_db", "los", "se_dl_bps_per_hz", "rlc_dl_bytes", "capacity_dl_bytes"} <= set(radio.column_names)
+        for png in ("overview.png", "sinr.png", "map.png", "radio_overview.png"):
+            assert (out / png).read_bytes()[:4] == b"\x89PNG", png
+
+
+def test_scenario_parameters_and_their_errors():
+    sc = load("thesis-edge")
+    assert sc.params == {"rlc_buffer": "2.5MiB", "per": 0.0, "server_delay": "10ms"}
+    cfg = sc.with_overrides(params={"rlc_buffer": "20MiB", "per": 1e-7}).config
+    assert cfg["radios"][0]["radio"]["rlc_buffer"]["limit_bytes"] == 20 * 2**20
+    assert cfg["links"][0]["ab"]["error"] == {"unit": "byte", "rate": 1e-7}
+    with pytest.raises(ScenarioError) as e:
+        sc.with_overrides(params={"buffer": "1MB"})
+    assert "--param buffer: unknown parameter; this scenario's parameters: per, rlc_buffer, server_delay" in str(e.value)
+    raw = dict(sc.raw)
+    raw["duration"] = "$nope"
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(raw, "x.toml").config
+    assert "x.toml: duration: unknown parameter '$nope'" in str(e.value)
+
+
+def test_param_cli_error_is_one_line(mmcc_cli):
+    r = mmcc_cli("run", "thesis-edge", "--param", "buffer=1MB")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "unknown parameter" in r.stderr
+
+
+@pytest.mark.parametrize("edit,needle", [
+    (lambda r: r.update(gnb_position=[0, 0]), "radios[0].gnb_position: expected a point [x, y, z]"),
+    (lambda r: r.update(carrier="28 parsecs"), 'radios[0].carrier: "28 parsecs": unknown frequency unit'),
+    (lambda r: r["obstacles"].append({"kind": "building", "min": [1, 1, 1], "max": [0, 2, 2]}), "min must not exceed max"),
+    (lambda r: r.update(antennas=4), "radios[0].antennas: unknown key"),
+    (lambda r: r.update(pathloss="free-space"), "radios[0].pathloss: 'free-space' is not allowed"),
+])
+def test_radio_schema_errors(edit, needle):
+    raw = dict(load("thesis-edge").raw)
+    raw["radios"] = [dict(raw["radios"][0])]
+    raw["radios"][0]["obstacles"] = list(raw["radios"][0]["obstacles"])
+    edit(raw["radios"][0])
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(raw, "s.toml").config
+    assert needle in str(e.value)
+
+
+def test_capacity_trace_round_trip(mmcc_cli, tmp_path):
+    # 1. run the geometric model and export what it offered
+    out = tmp_path / "geo"
+    r = mmcc_cli("run", "thesis-edge", "--duration", "4s", "--out", out, "--no-plot")
+    assert r.returncode == 0, r.stderr
+    trace = tmp_path / "cap.mahimahi"
+    r = mmcc_cli("export-trace", out, "--out", trace)
+    assert r.returncode == 0, r.stderr
+    counts = read_mahimahi(trace)
+    assert len(counts) == 4000
+    # 2. replay it: the same scenario with a trace-driven radio link
+    raw = dict(load("thesis-edge").raw)
+    radio = {"gnb": "gnb", "ue": "ue", "trace": str(trace), "rlc_buffer": {"type": "droptail", "limit": "2.5MiB"}}
+    raw["radios"] = [radio]
+    replay = mmcc.run(Scenario.from_dict(raw, str(tmp_path / "replay.toml")), duration="4s")
+    # 3. the link offers the same capacity per 100 ms
+    geo = pq.read_table(out / "radio.parquet").to_pydict()
+    rep = replay.tables["radio"].to_pydict()
+    a = np.add.reduceat(np.asarray(geo["capacity_dl_bytes"]), np.arange(0, 4000, 100))
+    b = np.add.reduceat(np.asarray(rep["capacity_dl_bytes"]), np.arange(0, 4000, 100))
+    assert np.all(np.abs(a - b) <= 1500 * 2), (a - b)  # whole-opportunity rounding carried across bins
+    # and TCP runs over it
+    assert replay.flows.column("throughput_mbps")[0].as_py() > 300
+
+
+def test_mahimahi_reader_rejects_bad_lines(tmp_path):
+    p = tmp_path / "t"
+    p.write_text("1\n2\nx\n")
+    with pytest.raises(ValueError) as e:
+        read_mahimahi(p)
+    assert ":3: expected a positive integer" in str(e.value)
+    write_mahimahi([1, 0, 3], p)
+    assert read_mahimahi(p) == [1, 0, 3]

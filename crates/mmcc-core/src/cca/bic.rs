@@ -9,7 +9,7 @@
 //! beta * cwnd` with fast convergence when cwnd < last_max, else cwnd;
 //! ssthresh = max(beta * cwnd, 2) (cwnd/2 below low_window).
 
-use super::util::{add_segments, half_flight, slow_start, FracAcc};
+use super::util::{add_segments, half_flight, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -77,13 +77,9 @@ impl CongestionControl for Bic {
         "bic"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let mut segs = ack.segments_acked;
-        if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
-        }
-        if segs > 0 && !cc.in_slow_start() {
+        if slow_start_then_ca(cc, ack.segments_acked) {
             let cnt = self.cnt(cc.cwnd_segments());
-            add_segments(&mut self.acc, cc, segs as f64 / cnt);
+            add_segments(&mut self.acc, cc, ack.segments_acked as f64 / cnt);
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {

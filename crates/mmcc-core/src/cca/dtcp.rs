@@ -18,9 +18,8 @@
 //! Timeout: `cwnd = 2 IW`, N = 1. Initial window 2 IW, ssthresh unlimited (standard slow start
 //! until the first loss).
 
-use super::util::{add_segments, slow_start, FracAcc, Round};
+use super::util::{add_segments, slow_start_then_ca, FracAcc, RoundRate};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, ParamSpec, Params};
-use crate::time::Time;
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "dtcp",
@@ -43,10 +42,7 @@ pub struct Dtcp {
     n: f64,
     b_filtered: Option<f64>,
     sinr_avg: Option<f64>,
-    round: Round,
-    round_start: Option<Time>,
-    /// Delivered bytes (acknowledged or SACKed) when the round started.
-    delivered_at_start: u64,
+    rate: RoundRate,
     acc: FracAcc,
 }
 
@@ -60,9 +56,7 @@ impl Dtcp {
             n: 1.0,
             b_filtered: None,
             sinr_avg: None,
-            round: Round::default(),
-            round_start: None,
-            delivered_at_start: 0,
+            rate: RoundRate::default(),
             acc: FracAcc::default(),
         }
     }
@@ -104,25 +98,13 @@ impl CongestionControl for Dtcp {
         cc.cwnd = 2 * cc.initial_cwnd; // initial window 2 IW
     }
     fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let start = *self.round_start.get_or_insert(cc.now);
-        if self.round.on_ack(cc, ack.rtt) {
-            let dt = (cc.now - start).secs_f64();
-            if dt > 0.0 {
-                // eq. 5: data delivered (acknowledged or SACKed) in the epoch / its duration, Mb/s
-                let b_i = (cc.delivered - self.delivered_at_start) as f64 * 8.0 / dt / 1e6;
-                self.epoch(b_i, cc.sinr_db, cc.cwnd_segments());
-            }
-            self.round.restart(cc);
-            self.round_start = Some(cc.now);
-            self.delivered_at_start = cc.delivered;
+        // eq. 5: data delivered (acknowledged or SACKed) in the epoch / its duration, in Mb/s
+        if let Some(bytes_per_s) = self.rate.on_ack(cc, ack.rtt) {
+            self.epoch(bytes_per_s * 8.0 / 1e6, cc.sinr_db, cc.cwnd_segments());
         }
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let mut segs = ack.segments_acked;
-        if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
-        }
-        if segs > 0 && !cc.in_slow_start() {
+        if slow_start_then_ca(cc, ack.segments_acked) {
             let w = cc.cwnd_segments();
             add_segments(&mut self.acc, cc, self.n / w); // cwnd += N / cwnd per ACK
         }

@@ -13,7 +13,7 @@
 //!
 //! Per ACK in congestion avoidance: cwnd += a(w) / w; on loss: cwnd = (1 - b(w)) w.
 
-use super::util::{add_segments, half_flight, slow_start, FracAcc};
+use super::util::{add_segments, half_flight, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -60,11 +60,7 @@ impl CongestionControl for HighSpeed {
         "highspeed"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let mut segs = ack.segments_acked;
-        if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
-        }
-        if segs > 0 && !cc.in_slow_start() {
+        if slow_start_then_ca(cc, ack.segments_acked) {
             let w = cc.cwnd_segments();
             add_segments(&mut self.acc, cc, a(w) / w); // RFC 3649: cwnd += a(w)/w per ACK
         }

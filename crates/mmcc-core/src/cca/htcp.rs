@@ -9,7 +9,7 @@
 //!   throughput changed by more than 20 % since the previous congestion epoch (ns-3
 //!   `ThroughputRatio`). Loss: ssthresh = max(beta cwnd, 2 MSS).
 
-use super::util::{add_segments, slow_start, FracAcc};
+use super::util::{add_segments, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, ParamSpec, Params};
 use crate::time::{Dur, Time};
 
@@ -79,11 +79,7 @@ impl CongestionControl for Htcp {
         }
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let mut segs = ack.segments_acked;
-        if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
-        }
-        if segs > 0 && !cc.in_slow_start() {
+        if slow_start_then_ca(cc, ack.segments_acked) {
             self.alpha = self.alpha_for((cc.now - self.last_con).secs_f64());
             let w = cc.cwnd_segments();
             add_segments(&mut self.acc, cc, self.alpha / w); // cwnd += alpha / cwnd

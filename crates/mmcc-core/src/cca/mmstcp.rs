@@ -7,7 +7,7 @@
 //! - Loss: in congestion avoidance `cwnd -= 0.125 cwnd`; in slow start `cwnd -= 0.5 cwnd`
 //!   (to stop repeated slow starts). RTO: common conventions (and `a` reset).
 
-use super::util::{add_segments, slow_start, FracAcc};
+use super::util::{add_segments, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -45,11 +45,7 @@ impl CongestionControl for MmsTcp {
         "mmstcp"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let mut segs = ack.segments_acked;
-        if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
-        }
-        if segs == 0 || cc.in_slow_start() {
+        if !slow_start_then_ca(cc, ack.segments_acked) {
             return;
         }
         add_segments(&mut self.acc, cc, 1.0 / self.a); // cwnd += 1/a per ACK

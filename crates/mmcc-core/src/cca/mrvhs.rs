@@ -9,7 +9,7 @@
 
 use super::highspeed;
 use super::msscca::mss_increment;
-use super::util::{add_segments, reno_ca, slow_start, FracAcc};
+use super::util::{per_rtt_increment, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -31,21 +31,11 @@ impl CongestionControl for Mrvhs {
         "mrvhs"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let mut segs = ack.segments_acked;
-        if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
-        }
-        if segs == 0 || cc.in_slow_start() {
+        if !slow_start_then_ca(cc, ack.segments_acked) {
             return;
         }
-        match mss_increment(cc) {
-            // alpha = sqrt(MSS * TimeRatio); cwnd += alpha / cwnd
-            Some(alpha) => {
-                let w = cc.cwnd_segments();
-                add_segments(&mut self.acc, cc, alpha / w)
-            }
-            None => reno_ca(&mut self.acc, cc),
-        }
+        // alpha = sqrt(MSS * TimeRatio); cwnd += alpha / cwnd
+        per_rtt_increment(&mut self.acc, cc, mss_increment(cc));
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
         self.hs.ssthresh(cc) // RFC 3649: (1 - b(w)) w

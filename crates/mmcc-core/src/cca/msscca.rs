@@ -7,7 +7,7 @@
 //! - Loss: beta = 0.5. Slow start and RTO: common conventions. Without RTT samples: NewReno.
 
 use super::rttv::time_ratio;
-use super::util::{add_segments, half_flight, reno_ca, slow_start, FracAcc};
+use super::util::{half_flight, per_rtt_increment, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -33,21 +33,11 @@ impl CongestionControl for MssCca {
         "msscca"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let mut segs = ack.segments_acked;
-        if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
-        }
-        if segs == 0 || cc.in_slow_start() {
+        if !slow_start_then_ca(cc, ack.segments_acked) {
             return;
         }
-        match mss_increment(cc) {
-            // F = sqrt(MSS * TimeRatio); cwnd += F / cwnd
-            Some(f) => {
-                let w = cc.cwnd_segments();
-                add_segments(&mut self.acc, cc, f / w)
-            }
-            None => reno_ca(&mut self.acc, cc),
-        }
+        // F = sqrt(MSS * TimeRatio); cwnd += F / cwnd
+        per_rtt_increment(&mut self.acc, cc, mss_increment(cc));
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
         half_flight(cc) // beta = 0.5

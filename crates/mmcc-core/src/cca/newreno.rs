@@ -9,7 +9,7 @@
 //!   truncated as ns-3 does.
 //! - Loss: ssthresh = max(FlightSize / 2, 2 * MSS) (RFC 5681 eq. 4).
 
-use super::util::{half_flight, slow_start, FracAcc};
+use super::util::{half_flight, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -31,11 +31,7 @@ impl CongestionControl for NewReno {
     }
 
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let mut segs = ack.segments_acked;
-        if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
-        }
-        if segs > 0 && !cc.in_slow_start() {
+        if slow_start_then_ca(cc, ack.segments_acked) {
             // RFC 5681 eq. (3): cwnd += SMSS * SMSS / cwnd, once per ACK.
             let cwnd = cc.cwnd;
             self.acc.add(&mut cc.cwnd, cc.mss * cc.mss, cwnd);

@@ -8,7 +8,7 @@
 //!   increase is used.
 //! - Loss: beta = 0.5, ssthresh = max(flight / 2, 2 MSS). Slow start and RTO: common conventions.
 
-use super::util::{add_segments, half_flight, reno_ca, slow_start, FracAcc};
+use super::util::{half_flight, per_rtt_increment, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -38,21 +38,12 @@ impl CongestionControl for Rttv {
         "rttv"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let mut segs = ack.segments_acked;
-        if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
-        }
-        if segs == 0 || cc.in_slow_start() {
+        if !slow_start_then_ca(cc, ack.segments_acked) {
             return;
         }
-        match time_ratio(cc) {
-            Some(ratio) => {
-                let w = cc.cwnd_segments();
-                let f = (ratio * w).sqrt(); // eq. 4.4: F = sqrt((rtt_max + rtt_base) / rtt_cur * cwnd)
-                add_segments(&mut self.acc, cc, f / w); // eq. 4.5: cwnd += F / cwnd
-            }
-            None => reno_ca(&mut self.acc, cc),
-        }
+        // eq. 4.4: F = sqrt((rtt_max + rtt_base) / rtt_cur * cwnd); eq. 4.5: cwnd += F / cwnd
+        let f = time_ratio(cc).map(|ratio| (ratio * cc.cwnd_segments()).sqrt());
+        per_rtt_increment(&mut self.acc, cc, f);
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
         half_flight(cc) // beta = 0.5

@@ -7,7 +7,7 @@
 //! - Loss: cwnd -= b * cwnd, b = 0.125 (Kelly eq. 2): ssthresh = max((1 - b) cwnd, 2 MSS).
 //! - Slow start and RTO: as common conventions.
 
-use super::util::{add_segments, slow_start, FracAcc};
+use super::util::{add_segments, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -45,11 +45,7 @@ impl CongestionControl for Scalable {
         "scalable"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let mut segs = ack.segments_acked;
-        if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
-        }
-        if segs > 0 && !cc.in_slow_start() {
+        if slow_start_then_ca(cc, ack.segments_acked) {
             stcp_increase(&mut self.acc, cc, self.a);
         }
     }

@@ -6,7 +6,7 @@
 //! [`CongestionControl::uses_fast_recovery`] is false, so the stack enters the Loss state instead
 //! of fast recovery (ns-3 has no Tahoe; this follows the D-TCP paper's benchmark).
 
-use super::util::{half_flight, reno_ca, slow_start, FracAcc};
+use super::util::{half_flight, reno_ca, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -27,11 +27,7 @@ impl CongestionControl for Tahoe {
         "tahoe"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let mut segs = ack.segments_acked;
-        if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
-        }
-        if segs > 0 && !cc.in_slow_start() {
+        if slow_start_then_ca(cc, ack.segments_acked) {
             reno_ca(&mut self.acc, cc);
         }
     }

@@ -43,6 +43,55 @@ pub fn half_flight(cc: &CcState) -> u64 {
     (cc.bytes_in_flight / 2).max(cc.min_ssthresh())
 }
 
+/// The common start of `increase_window`: standard slow start for the acknowledged segments
+/// (RFC 5681 / RFC 3465), then whether congestion avoidance applies to this ACK (segments were
+/// left over and cwnd has reached ssthresh).
+#[inline]
+pub fn slow_start_then_ca(cc: &mut CcState, segments_acked: u32) -> bool {
+    let mut segs = segments_acked;
+    if cc.in_slow_start() {
+        segs = slow_start(cc, segs);
+    }
+    segs > 0 && !cc.in_slow_start()
+}
+
+/// Per-ACK growth of `increment / cwnd` segments (an increment of `increment` segments per
+/// RTT), or Reno's 1/cwnd while the increment is unknown (no RTT samples yet).
+#[inline]
+pub fn per_rtt_increment(acc: &mut FracAcc, cc: &mut CcState, increment: Option<f64>) {
+    match increment {
+        Some(f) => {
+            let w = cc.cwnd_segments();
+            add_segments(acc, cc, f / w);
+        }
+        None => reno_ca(acc, cc),
+    }
+}
+
+/// Per-round delivery rate: data delivered (acknowledged or SACKed) over the round's duration.
+#[derive(Clone, Debug, Default)]
+pub struct RoundRate {
+    pub round: Round,
+    start: Option<crate::time::Time>,
+    delivered_at_start: u64,
+}
+
+impl RoundRate {
+    /// Feed an ACK; at the end of a round returns its delivery rate in bytes per second.
+    pub fn on_ack(&mut self, cc: &CcState, rtt: Option<Dur>) -> Option<f64> {
+        let start = *self.start.get_or_insert(cc.now);
+        if !self.round.on_ack(cc, rtt) {
+            return None;
+        }
+        let dt = (cc.now - start).secs_f64();
+        let rate = (dt > 0.0).then(|| (cc.delivered - self.delivered_at_start) as f64 / dt);
+        self.round.restart(cc);
+        self.start = Some(cc.now);
+        self.delivered_at_start = cc.delivered;
+        rate
+    }
+}
+
 /// Reno congestion avoidance: cwnd += MSS * MSS / cwnd once per ACK (RFC 5681 eq. 3).
 #[inline]
 pub fn reno_ca(acc: &mut FracAcc, cc: &mut CcState) {

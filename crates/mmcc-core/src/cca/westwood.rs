@@ -9,9 +9,8 @@
 //!   also cwnd = 1 segment (by the stack).
 //! - Window growth: NewReno.
 
-use super::util::{reno_ca, slow_start, FracAcc, Round};
+use super::util::{reno_ca, slow_start_then_ca, FracAcc, RoundRate};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, ParamSpec, Params};
-use crate::time::Time;
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "westwood",
@@ -26,10 +25,7 @@ pub struct Westwood {
     /// Filtered bandwidth estimate, bytes per second.
     bwe: f64,
     last_sample: f64,
-    round: Round,
-    round_start: Option<Time>,
-    /// Delivered bytes (acknowledged or SACKed) when the round started.
-    delivered_at_start: u64,
+    rate: RoundRate,
     acc: FracAcc,
 }
 
@@ -39,9 +35,7 @@ impl Westwood {
             alpha,
             bwe: 0.0,
             last_sample: 0.0,
-            round: Round::default(),
-            round_start: None,
-            delivered_at_start: 0,
+            rate: RoundRate::default(),
             acc: FracAcc::default(),
         }
     }
@@ -66,25 +60,13 @@ impl CongestionControl for Westwood {
         "westwood"
     }
     fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let start = *self.round_start.get_or_insert(cc.now);
-        if self.round.on_ack(cc, ack.rtt) {
-            let dt = (cc.now - start).secs_f64();
-            if dt > 0.0 {
-                // b_k = data delivered (acknowledged or SACKed) in the round / its duration
-                let sample = (cc.delivered - self.delivered_at_start) as f64 / dt;
-                self.filter(sample);
-            }
-            self.round.restart(cc);
-            self.round_start = Some(cc.now);
-            self.delivered_at_start = cc.delivered;
+        // b_k = data delivered (acknowledged or SACKed) in the round / its duration
+        if let Some(sample) = self.rate.on_ack(cc, ack.rtt) {
+            self.filter(sample);
         }
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let mut segs = ack.segments_acked;
-        if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
-        }
-        if segs > 0 && !cc.in_slow_start() {
+        if slow_start_then_ca(cc, ack.segments_acked) {
             reno_ca(&mut self.acc, cc);
         }
     }

@@ -36,6 +36,24 @@ pub struct SegRec {
 }
 
 impl SegRec {
+    /// A segment `[seq, seq + len)` first sent at `now`.
+    pub fn new(seq: u64, len: u32, now: Time) -> SegRec {
+        SegRec {
+            seq,
+            len,
+            sent_at: now,
+            tx_count: 1,
+            sacked: false,
+            lost: false,
+            rtx_inflight: false,
+            tx_seq: 0,
+            delivered: 0,
+            delivered_time: Time::ZERO,
+            first_sent_time: Time::ZERO,
+            app_limited: false,
+        }
+    }
+
     pub fn end(&self) -> u64 {
         self.seq + self.len as u64
     }
@@ -460,20 +478,7 @@ mod tests {
     fn board(n: u64) -> Scoreboard {
         let mut b = Scoreboard::new();
         for i in 0..n {
-            b.push_new(SegRec {
-                seq: i * MSS as u64,
-                len: MSS,
-                sent_at: Time(i),
-                tx_count: 1,
-                sacked: false,
-                lost: false,
-                rtx_inflight: false,
-                tx_seq: 0,
-                delivered: 0,
-                delivered_time: Time::ZERO,
-                first_sent_time: Time::ZERO,
-                app_limited: false,
-            });
+            b.push_new(SegRec::new(i * MSS as u64, MSS, Time(i)));
         }
         b
     }
@@ -567,7 +572,7 @@ mod tests {
         assert_eq!(b.next_lost(), None);
         // new data sent after the retransmission (send order 12..14) gets SACKed
         for i in 10..14 {
-            b.push_new(SegRec { seq: i * 1000, len: 1000, sacked: false, lost: false, rtx_inflight: false, ..*b.get(1) });
+            b.push_new(SegRec::new(i * 1000, 1000, Time(i)));
         }
         b.on_ack(0, &[r(1, 4), r(10, 12)], |_| {});
         assert_eq!(b.detect_lost_retransmissions(3), 0, "only two later copies delivered");

@@ -184,26 +184,9 @@ impl TcpSender {
         }
     }
 
-    fn new_rec(&self, seq: u64, len: u32, now: Time) -> SegRec {
-        SegRec {
-            seq,
-            len,
-            sent_at: now,
-            tx_count: 1,
-            sacked: false,
-            lost: false,
-            rtx_inflight: false,
-            tx_seq: 0,
-            delivered: 0,
-            delivered_time: Time::ZERO,
-            first_sent_time: Time::ZERO,
-            app_limited: false,
-        }
-    }
-
     fn send_new(&mut self, len: u32, ctx: &mut Ctx) {
         let seq = self.sb.snd_nxt;
-        let mut rec = self.new_rec(seq, len, ctx.now);
+        let mut rec = SegRec::new(seq, len, ctx.now);
         let idle = self.pipe() == 0;
         self.rate.on_send(&mut rec, ctx.now, idle);
         self.sb.push_new(rec);

@@ -103,6 +103,23 @@ impl TcpReceiver {
     }
 
     fn insert_ooo(&mut self, s: u64, e: u64) {
+        self.note_recent(s);
+        // fast paths: the segment extends or follows the highest range (the usual case)
+        match self.ooo.back_mut() {
+            Some(last) if s == last.end => {
+                last.end = e;
+                return;
+            }
+            Some(last) if s > last.end => {
+                self.ooo.push_back(Range::new(s, e));
+                return;
+            }
+            None => {
+                self.ooo.push_back(Range::new(s, e));
+                return;
+            }
+            _ => {}
+        }
         let lo = self.ooo.partition_point(|r| r.end < s);
         let hi = self.ooo.partition_point(|r| r.start <= e);
         if lo == hi {
@@ -112,6 +129,10 @@ impl TcpReceiver {
             self.ooo[lo] = merged;
             self.ooo.drain(lo + 1..hi);
         }
+    }
+
+    /// Remember `s` as the newest out-of-order segment (for RFC 2018 block order).
+    fn note_recent(&mut self, s: u64) {
         // newest first, without duplicates, no allocation
         let old = self.recent;
         let n = self.nrecent;
@@ -128,6 +149,11 @@ impl TcpReceiver {
 
     /// The range holding byte `seq`, if it is still out of order.
     fn range_of(&self, seq: u64) -> Option<Range> {
+        if let Some(last) = self.ooo.back() {
+            if seq >= last.start {
+                return (seq < last.end).then_some(*last);
+            }
+        }
         let i = self.ooo.partition_point(|r| r.end <= seq);
         self.ooo.get(i).copied().filter(|r| r.start <= seq)
     }

@@ -101,6 +101,10 @@ pub struct Scoreboard {
     high_delivered_tx: u64,
     /// Retransmissions in send order: (send order, segment id).
     rtx_order: VecDeque<(u64, u64)>,
+    /// The SACK blocks of the previous ACK: receivers repeat them, and a repeated block
+    /// carries nothing new.
+    last_blocks: [Range; 4],
+    last_n: usize,
 }
 
 impl Scoreboard {
@@ -243,8 +247,15 @@ impl Scoreboard {
             self.lost_hint = self.lost_hint.max(self.base_id);
         }
 
-        // SACK part: only the bytes not covered by earlier SACKs are walked.
+        // SACK part: only the bytes not covered by earlier SACKs are walked; blocks repeated
+        // from the previous ACK are skipped outright.
+        let (prev, prev_n) = (self.last_blocks, self.last_n);
+        self.last_n = blocks.len().min(4);
+        self.last_blocks[..self.last_n].copy_from_slice(&blocks[..self.last_n]);
         for b in blocks {
+            if prev[..prev_n].contains(b) {
+                continue;
+            }
             let b = Range::new(b.start.max(self.snd_una), b.end.min(self.snd_nxt));
             if b.is_empty() {
                 continue;

@@ -66,6 +66,32 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", help="trace file (default: RUN_DIR/capacity_dl.mahimahi)")
     e.add_argument("--radio", type=int, default=0, help="radio link index (default 0)")
 
+    sw = sub.add_parser("sweep", help="run a scenario over a grid of algorithms, parameters and seeds",
+                        description="Run the cartesian product of algorithms x parameter values x seeds on all local "
+                                    "cores. Resumable: finished runs (keyed by a hash of their full specification) "
+                                    "are skipped. Results: OUT/runs/<run_id>/ with summary.parquet (one row per run), "
+                                    "series, cwnd and radio tables; OUT/summary.csv.")
+    sw.add_argument("scenario", help="preset name or .toml file")
+    sw.add_argument("--cca", default=None, help="comma-separated algorithms (default: the scenario's)")
+    sw.add_argument("--param", action="append", type=_kv, default=[], metavar="NAME=V1,V2", dest="params",
+                    help="scenario parameter values (repeatable)")
+    sw.add_argument("--set", action="append", type=_kv, default=[], metavar="KEY=V1,V2", dest="sets",
+                    help="values of any scenario key by dotted path (repeatable)")
+    sw.add_argument("--seeds", type=int, default=1, help="seeds 1..N (default 1)")
+    sw.add_argument("--duration", help='simulated duration of every run, e.g. "10s"')
+    sw.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    sw.add_argument("--out", required=True, help="output folder (re-use it to resume)")
+
+    rp = sub.add_parser("reproduce", help="re-run a publication's experiments: tables, figures, HTML report",
+                        description="Run a publication's grid and write tables (CSV, Markdown), figures and "
+                                    "report.html under one folder. Resumable like 'mmcc sweep'.")
+    rp.add_argument("publication", help="thesis (more to come: siddiqui, dtcp, mmstcp)")
+    rp.add_argument("--seeds", type=int, default=3, help="seeds per condition (default 3, the thesis')")
+    rp.add_argument("--quick", action="store_true", help="one seed")
+    rp.add_argument("--duration", help="simulated duration per run (default: the presets' 60 s)")
+    rp.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    rp.add_argument("--out", default=None, help="output folder (default: out/reproduce-<publication>)")
+
     sub.add_parser("presets", help="list the scenario presets")
     sub.add_parser("algorithms", help="list the congestion control algorithms with sources and parameters")
     return p
@@ -134,6 +160,80 @@ def _load_python_cca(spec: str):
     return obj
 
 
+def _split_top(text: str) -> list[str]:
+    """Split on commas outside quotes, brackets and braces ("1MB,{a=1,b=2}" -> two values)."""
+    out, depth, quote, cur = [], 0, None, []
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    out.append("".join(cur))
+    return [v.strip() for v in out if v.strip()]
+
+
+def _values(text: str) -> list:
+    from .scenario import _parse_value
+
+    return [_parse_value(v) for v in _split_top(text)]
+
+
+def _cmd_sweep(a) -> int:
+    import csv
+
+    from .experiments.sweep import grid, load_summaries, run_sweep
+    from .scenario import ScenarioError, load
+
+    load(a.scenario).config  # validate before starting workers
+    if a.seeds < 1:
+        raise ScenarioError("--seeds must be at least 1")
+    ccas = [c.strip() for c in a.cca.split(",")] if a.cca else [None]
+    specs = grid(a.scenario, ccas=ccas, seeds=range(1, a.seeds + 1), params={k: _values(v) for k, v in a.params},
+                 sets={k: _values(v) for k, v in a.sets}, duration=a.duration)
+    for sp in specs:  # every variant must validate: fail before running anything
+        sp.config()
+    res = run_sweep(specs, a.out, workers=a.workers)
+    t = load_summaries(a.out).to_pylist()
+    if t:
+        import io
+
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=list(t[0].keys()), extrasaction="ignore")
+        w.writeheader()
+        w.writerows(t)
+        from .results import atomic_write_bytes
+
+        atomic_write_bytes(Path(a.out) / "summary.csv", buf.getvalue().encode())
+    print(f"sweep: {res['ran']} run, {res['skipped']} already done, {res['failed']} failed; "
+          f"{len(t)} runs in {a.out}/runs (summary: {a.out}/summary.csv)")
+    return 1 if res["failed"] else 0
+
+
+def _cmd_reproduce(a) -> int:
+    from .experiments.reproduce import reproduce_thesis
+    from .scenario import ScenarioError
+
+    known = {"thesis": reproduce_thesis}
+    if a.publication not in known:
+        raise ScenarioError(f"reproduce: {a.publication!r} is not available; available: {', '.join(known)} "
+                            f"(siddiqui, dtcp and mmstcp are planned)")
+    if a.seeds < 1:
+        raise ScenarioError("--seeds must be at least 1")
+    out = Path(a.out) if a.out else Path("out") / f"reproduce-{a.publication}"
+    report = known[a.publication](out, seeds=a.seeds, quick=a.quick, workers=a.workers, duration=a.duration)
+    print(f"report: {report}")
+    return 0
+
+
 def _cmd_export_trace(a) -> int:
     import numpy as np
     import pyarrow.parquet as pq
@@ -184,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     handlers = {"run": _cmd_run, "presets": _cmd_presets, "algorithms": _cmd_algorithms,
-                "export-trace": _cmd_export_trace}
+                "export-trace": _cmd_export_trace, "sweep": _cmd_sweep, "reproduce": _cmd_reproduce}
     try:
         return handlers[a.cmd](a)
     except KeyboardInterrupt:

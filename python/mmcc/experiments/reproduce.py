@@ -1,0 +1,200 @@
+"""`mmcc reproduce <publication>`: run a publication's grid and write tables, figures and an
+HTML report under one output folder."""
+
+from __future__ import annotations
+
+import html
+import json
+import time
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+from .. import __version__  # noqa: E402
+from ..results import atomic_write_bytes  # noqa: E402
+from .sweep import RunSpec, load_summaries, run_sweep  # noqa: E402
+from .tables import improvement, markdown, pivot, write_table  # noqa: E402
+
+THESIS_ALGORITHMS = ["newreno", "highspeed", "cubic", "bbr", "fbtcp", "rttv", "msscca", "mrvhs"]
+THESIS_PROPOSED = ["rttv", "msscca", "mrvhs"]
+THESIS_BUFFERS = ["0.25MiB", "2.5MiB", "20MiB"]
+THESIS_PER = [0.0, 1e-9, 1e-8, 1e-7]
+
+
+def _cond(server: str, buf: str, per: float) -> str:
+    return f"{server} {buf} PER {per:g}"
+
+
+def thesis_specs(seeds: int, duration: str | None = None) -> list[RunSpec]:
+    """Edge x 3 RLC buffers x 4 PER levels, remote (8 MiB) x 4 PER levels; 8 algorithms."""
+    specs = []
+    conditions = [("thesis-edge", "edge", b, p) for b in THESIS_BUFFERS for p in THESIS_PER]
+    conditions += [("thesis-remote", "remote", "8MiB", p) for p in THESIS_PER]
+    for preset, server, buf, per in conditions:
+        for cca in THESIS_ALGORITHMS:
+            for seed in range(1, seeds + 1):
+                labels = (("condition", _cond(server, buf, per)), ("server", server), ("buffer", buf), ("per", f"{per:g}"))
+                specs.append(RunSpec(preset, cca=cca, seed=seed, params=(("rlc_buffer", buf), ("per", per)),
+                                     duration=duration, labels=labels))
+    return specs
+
+
+def _save(fig, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    atomic_write_bytes(path, tmp.read_bytes())
+    tmp.unlink()
+    return path
+
+
+def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
+    figs = []
+    by = {}
+    for r in rows:
+        by.setdefault((r["cca"], r["condition"], r["seed"]), r["run_id"])
+    base = _cond("edge", "2.5MiB", 0.0)
+    seed0 = min(r["seed"] for r in rows)
+    # cwnd over time per algorithm (base condition, first seed)
+    fig, ax = plt.subplots(len(THESIS_ALGORITHMS), 1, figsize=(10, 2 * len(THESIS_ALGORITHMS)), sharex=True,
+                           constrained_layout=True)
+    for a, cca in zip(ax, THESIS_ALGORITHMS):
+        rid = by.get((cca, base, seed0))
+        if rid:
+            c = pq.read_table(out / "runs" / rid / "cwnd.parquet").to_pydict()
+            a.step(c["t_s"], c["cwnd_segments"], where="post", lw=0.7)
+        a.set_ylabel(cca)
+        a.grid(alpha=0.3)
+    ax[0].set_title(f"cwnd (segments) over time, {base}")
+    ax[-1].set_xlabel("time (s)")
+    figs.append(_save(fig, fig_dir / "cwnd.png"))
+    # throughput and latency vs PER, per buffer
+    for metric, label, name in (("throughput_mbps", "average throughput (Mb/s)", "throughput_vs_per.png"),
+                                ("rtt_mean_ms", "average latency (ms)", "latency_vs_per.png")):
+        groups = [("edge", b) for b in THESIS_BUFFERS] + [("remote", "8MiB")]
+        fig, ax = plt.subplots(1, len(groups), figsize=(4 * len(groups), 3.5), constrained_layout=True)
+        for a, (server, buf) in zip(ax, groups):
+            for cca in THESIS_ALGORITHMS:
+                ys = []
+                for per in THESIS_PER:
+                    v = [float(r[metric]) for r in rows if r["cca"] == cca and r["condition"] == _cond(server, buf, per)]
+                    ys.append(np.mean(v) if v else np.nan)
+                a.plot(range(len(THESIS_PER)), ys, marker="o", lw=1, label=cca)
+            a.set_xticks(range(len(THESIS_PER)), [f"{p:g}" for p in THESIS_PER])
+            a.set_xlabel("PER (per byte)")
+            a.set_title(f"{server}, RLC {buf}")
+            a.grid(alpha=0.3)
+        ax[0].set_ylabel(label)
+        ax[-1].legend(fontsize=7)
+        figs.append(_save(fig, fig_dir / name))
+    # CDFs of per-100 ms throughput and RTT, base condition
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
+    for cca in THESIS_ALGORITHMS:
+        tp, rtt = [], []
+        for r in rows:
+            if r["cca"] == cca and r["condition"] == base:
+                s = pq.read_table(out / "runs" / r["run_id"] / "series.parquet").to_pydict()
+                tp += s["throughput_mbps"]
+                rtt += [x for x in s["rtt_mean_ms"] if x == x]
+        for a, v in ((ax[0], tp), (ax[1], rtt)):
+            if v:
+                xs = np.sort(v)
+                a.plot(xs, np.arange(1, len(xs) + 1) / len(xs), lw=1, label=cca)
+    ax[0].set_xlabel("throughput per 100 ms (Mb/s)")
+    ax[1].set_xlabel("RTT per 100 ms (ms)")
+    for a in ax:
+        a.set_ylabel("CDF")
+        a.grid(alpha=0.3)
+    ax[1].legend(fontsize=7)
+    ax[0].set_title(f"CDFs, {base}")
+    figs.append(_save(fig, fig_dir / "cdf.png"))
+    # SINR over time (the channel is the same for every algorithm of a seed)
+    rid = by.get((THESIS_ALGORITHMS[0], base, seed0))
+    p = out / "runs" / rid / "radio.parquet" if rid else None
+    if p and p.is_file():
+        rd = pq.read_table(p).to_pydict()
+        fig, a = plt.subplots(figsize=(10, 3), constrained_layout=True)
+        t, los = np.asarray(rd["t_s"]), np.asarray(rd["los"])
+        for i in range(len(t)):
+            if los[i] == 0:
+                a.axvspan(t[i], t[i] + 0.1, color="0.85", lw=0, zorder=0)
+        a.plot(t, rd["sinr_dl_db"], lw=0.8)
+        a.set_xlabel("time (s)")
+        a.set_ylabel("SINR (dB)")
+        a.set_title("downlink SINR (100 ms samples; NLoS shaded)")
+        a.grid(alpha=0.3)
+        figs.append(_save(fig, fig_dir / "sinr.png"))
+    return figs
+
+
+def _md_to_html(md: str) -> str:
+    lines = [ln for ln in md.strip().splitlines() if not ln.startswith("|---")]
+    cells = [[html.escape(c.strip()) for c in ln.strip("|").split("|")] for ln in lines]
+    head = "".join(f"<th>{c}</th>" for c in cells[0])
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in cells[1:])
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False, workers: int | None = None,
+                     duration: str | None = None) -> Path:
+    out = Path(out_dir)
+    seeds = 1 if quick else seeds
+    specs = thesis_specs(seeds, duration)
+    t0 = time.perf_counter()
+    counts = run_sweep(specs, out, workers=workers)
+    wall = time.perf_counter() - t0
+    summ = load_summaries(out)
+    ids = {s.run_id() for s in specs}
+    rows = [r for r in summ.to_pylist() if r["run_id"] in ids]
+    for r in rows:
+        r["seed"] = int(r["seed"])
+    conds = [_cond("edge", b, p) for b in THESIS_BUFFERS for p in THESIS_PER] + [_cond("remote", "8MiB", p) for p in THESIS_PER]
+    tables_dir, fig_dir = out / "tables", out / "figures"
+    written = []
+    tp = pivot(rows, "throughput_mbps", "cca", "condition", THESIS_ALGORITHMS, conds)
+    lat = pivot(rows, "rtt_mean_ms", "cca", "condition", THESIS_ALGORITHMS, conds)
+    dup = pivot(rows, "dupack_ratio", "cca", "condition", THESIS_ALGORITHMS, conds)
+    sections = [("Average throughput (Mb/s)", "throughput", tp, "{:.1f}"),
+                ("Average latency: mean RTT (ms)", "latency", lat, "{:.2f}"),
+                ("Duplicate-ACK ratio", "dupack_ratio", dup, "{:.4f}")]
+    bench = [a for a in THESIS_ALGORITHMS if a not in THESIS_PROPOSED]
+    for x in THESIS_PROPOSED:
+        sections.append((f"Throughput improvement of {x} over each benchmark (%)", f"improvement_throughput_{x}",
+                         improvement(tp, x, bench, lower_is_better=False), "{:.1f}"))
+        sections.append((f"Latency improvement of {x} over each benchmark (%)", f"improvement_latency_{x}",
+                         improvement(lat, x, bench, lower_is_better=True), "{:.1f}"))
+    for title, stem, table, fmt in sections:
+        written += write_table(table, "algorithm", tables_dir / stem, fmt)
+    figs = _figures(rows, out, fig_dir)
+    failed = sorted(p.parent.name for p in (out / "runs").glob("*/error.json"))
+    # HTML report
+    parts = [f"<h1>Reproduction: Alramli thesis, urban 28 GHz scenario (family T)</h1>",
+             f"<p>mmcc {html.escape(__version__)}; {len(rows)} runs ({seeds} seed(s): 1..{seeds}); "
+             f"{counts['ran']} run now, {counts['skipped']} reused; {len(failed)} failed; {wall:.0f} s wall.</p>",
+             "<p>Conditions: edge server (10 ms) with RLC buffers 0.25 / 2.5 / 20 MiB and remote server (40 ms) "
+             "with 8 MiB, each at per-byte PER 0, 1e-9, 1e-8, 1e-7 on the server link. Latency is the mean RTT "
+             "(the thesis' definition). Values are means over seeds.</p>"]
+    for title, stem, table, fmt in sections:
+        parts.append(f"<h2>{html.escape(title)}</h2>" + _md_to_html(markdown(table, "algorithm", fmt)))
+        parts.append(f'<p><a href="tables/{stem}.csv">CSV</a> · <a href="tables/{stem}.md">Markdown</a></p>')
+    parts.append("<h2>Figures</h2>")
+    for f in figs:
+        parts.append(f'<figure><img src="figures/{f.name}" alt="{f.stem}"><figcaption>{f.stem}</figcaption></figure>')
+    if failed:
+        parts.append("<h2>Failed runs</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in failed) + "</ul>")
+    parts.append("<h2>Run parameters</h2><pre>" + html.escape(json.dumps(
+        {"seeds": seeds, "quick": quick, "duration": duration or "preset (60 s)", "algorithms": THESIS_ALGORITHMS,
+         "buffers": THESIS_BUFFERS, "per": THESIS_PER}, indent=1)) + "</pre>")
+    style = ("<style>body{font-family:sans-serif;max-width:1200px;margin:auto}table{border-collapse:collapse;"
+             "font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}img{max-width:100%}</style>")
+    doc = f"<!doctype html><html><head><meta charset='utf-8'><title>mmcc: thesis reproduction</title>{style}</head>" \
+          f"<body>{''.join(parts)}</body></html>"
+    report = out / "report.html"
+    atomic_write_bytes(report, doc.encode())
+    return report

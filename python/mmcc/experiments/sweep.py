@@ -1,0 +1,210 @@
+"""Sweeps: run a grid of scenario variants, on all local cores, resumably.
+
+Each run is keyed by a hash of its full normalized specification (the run configuration the
+core receives), so a re-run skips what is finished. A run's results are written atomically
+into `OUT/runs/<run_id>/`; `summary.parquet` is written last and marks completion (a run killed
+before that is simply run again). A failing run records `error.json` and does not stop the
+sweep. The summaries form a Parquet dataset, `OUT/runs/*/summary.parquet`, one row per run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import sys
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .. import __version__
+from ..results import atomic_write_bytes, run as run_scenario, write_parquet
+from ..scenario import Scenario, load
+
+__all__ = ["RunSpec", "grid", "run_sweep", "load_summaries", "jain_index"]
+
+SUMMARY_COLUMNS = [
+    "throughput_mbps", "rtt_mean_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms", "owd_mean_ms", "owd_p95_ms",
+    "retransmits", "fast_retransmits", "rtos", "dupacks", "acks_received", "dupack_ratio", "delivered_bytes",
+    "drops_queue_full", "drops_aqm", "drops_error_model", "drops_rlc_discard",
+]
+
+
+def jain_index(xs) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2)."""
+    xs = np.asarray(list(xs), dtype=float)
+    if len(xs) == 0 or not np.any(xs):
+        return float("nan")
+    return float(xs.sum() ** 2 / (len(xs) * (xs ** 2).sum()))
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of a sweep: a scenario (preset name or file) with overrides."""
+
+    scenario: str
+    cca: str | None = None
+    seed: int | None = None
+    params: tuple = ()  # ((name, value), ...)
+    sets: tuple = ()  # ((dotted key, value), ...)
+    duration: str | None = None
+    labels: tuple = field(default=(), compare=False)  # ((column, value), ...) for tables
+
+    def scenario_obj(self) -> Scenario:
+        return load(self.scenario).with_overrides(
+            dict(self.sets) or None, cca=self.cca, seed=self.seed, duration=self.duration, params=dict(self.params) or None
+        )
+
+    def config(self) -> dict:
+        return self.scenario_obj().config
+
+    def run_id(self) -> str:
+        """Hash of the full normalized specification (what the simulator runs)."""
+        blob = json.dumps(self.config(), sort_keys=True, separators=(",", ":")).encode()
+        return hashlib.sha256(blob).hexdigest()[:20]
+
+    def describe(self) -> dict:
+        d = {"scenario": self.scenario, "cca": self.cca or self.config()["flows"][0]["cca"],
+             "seed": self.config()["seed"], "duration": self.duration or ""}
+        for k, v in self.params:
+            d[f"param_{k}"] = str(v)
+        for k, v in self.sets:
+            d[f"set_{k}"] = str(v)
+        d.update(dict(self.labels))
+        return d
+
+
+def grid(scenario: str, *, ccas=(None,), seeds=(None,), params: dict | None = None, sets: dict | None = None,
+         duration: str | None = None) -> list[RunSpec]:
+    """The cartesian product of algorithms x parameter values x set values x seeds."""
+    params = params or {}
+    sets = sets or {}
+    pk, pv = list(params), [list(v) for v in params.values()]
+    sk, sv = list(sets), [list(v) for v in sets.values()]
+    out = []
+    for cca in ccas:
+        for pvals in itertools.product(*pv) if pk else [()]:
+            for svals in itertools.product(*sv) if sk else [()]:
+                for seed in seeds:
+                    out.append(RunSpec(scenario, cca=cca, seed=seed, params=tuple(zip(pk, pvals)),
+                                       sets=tuple(zip(sk, svals)), duration=duration))
+    return out
+
+
+def _execute(spec: RunSpec, run_dir: str) -> dict:
+    """Run one spec and write its files; returns a small status dict (runs in a worker)."""
+    d = Path(run_dir)
+    t0 = time.perf_counter()
+    try:
+        r = run_scenario(spec.scenario_obj())
+        flows = r.flows.to_pylist()
+        f0 = flows[0]
+        row = {"run_id": d.name, **{k: str(v) for k, v in spec.describe().items()}}
+        for c in SUMMARY_COLUMNS:
+            row[c] = float(f0[c])
+        row["flows"] = len(flows)
+        row["total_throughput_mbps"] = float(sum(f["throughput_mbps"] for f in flows))
+        row["jain_index"] = jain_index(f["throughput_mbps"] for f in flows)
+        row["wall_s"] = time.perf_counter() - t0
+        row["mmcc_version"] = __version__
+        meta = r.metadata()
+        write_parquet(r.series, d / "series.parquet", meta)
+        write_parquet(r.tables["cwnd"], d / "cwnd.parquet", meta)
+        radio = r.tables.get("radio")
+        if radio is not None and radio.num_rows:
+            # per 100 ms (the run's per-ms table would make a large sweep write gigabytes)
+            write_parquet(radio.take(np.arange(0, radio.num_rows, 100)), d / "radio.parquet", meta)
+        atomic_write_bytes(d / "run.json", (json.dumps({"spec": spec.describe(), "config": spec.config(),
+                                                        "data_sha256": r.data_hash()}, indent=1, sort_keys=True)).encode())
+        # written last: marks the run complete
+        write_parquet(pa.Table.from_pylist([row]), d / "summary.parquet", meta)
+        return {"run_id": d.name, "ok": True}
+    except Exception as e:  # noqa: BLE001 - recorded, the sweep goes on
+        err = {"run_id": d.name, "spec": spec.describe(), "error": f"{type(e).__name__}: {e}",
+               "traceback": traceback.format_exc()}
+        atomic_write_bytes(d / "error.json", json.dumps(err, indent=1).encode())
+        return {"run_id": d.name, "ok": False, "error": err["error"]}
+
+
+_last_progress = [0.0]
+
+
+def _progress(done: int, total: int, started: float, failed: int):
+    """A progress bar with ETA on a terminal (at most 4 updates a second); on a pipe, a line
+    every 10 %."""
+    now = time.perf_counter()
+    el = now - started
+    tty = sys.stderr.isatty()
+    if done not in (0, total):
+        if tty and now - _last_progress[0] < 0.25:
+            return
+        if not tty and (done * 10) // total == ((done - 1) * 10) // total:
+            return
+    _last_progress[0] = now
+    eta = f"{el / done * (total - done):.0f}s" if done else "?"
+    bar = "#" * int(30 * done / max(total, 1))
+    line = f"[{bar:<30}] {done}/{total} runs, {failed} failed, {el:.0f}s elapsed, ETA {eta}"
+    sys.stderr.write(("\r" + line + " ") if tty else (line + "\n"))
+    if tty and done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def run_sweep(specs: list[RunSpec], out_dir: str | Path, *, workers: int | None = None, progress: bool = True) -> dict:
+    """Run every spec not finished yet; returns counts. workers: processes (default: all cores)."""
+    out = Path(out_dir)
+    runs = out / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    todo, skipped = [], 0
+    seen = set()
+    for s in specs:
+        rid = s.run_id()
+        if rid in seen:
+            continue
+        seen.add(rid)
+        d = runs / rid
+        if (d / "summary.parquet").is_file():
+            skipped += 1
+            continue
+        d.mkdir(exist_ok=True)
+        (d / "error.json").unlink(missing_ok=True)
+        todo.append((s, str(d)))
+    total, done, failed = len(todo), 0, 0
+    started = time.perf_counter()
+    workers = workers or os.cpu_count() or 1
+    if progress and total:
+        _progress(0, total, started, 0)
+    if workers == 1:
+        results = (_execute(s, d) for s, d in todo)
+        for res in results:
+            done += 1
+            failed += not res["ok"]
+            if progress:
+                _progress(done, total, started, failed)
+    elif total:
+        with ProcessPoolExecutor(max_workers=workers) as ex:
+            futs = [ex.submit(_execute, s, d) for s, d in todo]
+            for f in as_completed(futs):
+                res = f.result()
+                done += 1
+                failed += not res["ok"]
+                if progress:
+                    _progress(done, total, started, failed)
+    return {"ran": total, "skipped": skipped, "failed": failed}
+
+
+def load_summaries(out_dir: str | Path) -> pa.Table:
+    """The sweep's dataset: one row per finished run (sorted by run_id)."""
+    files = sorted((Path(out_dir) / "runs").glob("*/summary.parquet"))
+    if not files:
+        return pa.table({})
+    tables = [pq.read_table(f) for f in files]
+    t = pa.concat_tables(tables, promote_options="default")
+    return t.sort_by("run_id").replace_schema_metadata(None)

@@ -1,0 +1,122 @@
+"""Sweeps, tables and reports."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mmcc.experiments.sweep import RunSpec, grid, jain_index, load_summaries, run_sweep
+from mmcc.experiments.tables import improvement, latency_improvement, pivot, throughput_improvement
+
+VOLATILE = {"wall_s"}
+
+
+def _rows(out):
+    return [{k: v for k, v in r.items() if k not in VOLATILE} for r in load_summaries(out).to_pylist()]
+
+
+def test_improvement_and_jain_arithmetic():
+    assert throughput_improvement(150.0, 100.0) == 50.0
+    assert latency_improvement(20.0, 25.0) == 20.0  # (25 - 20) / 25
+    assert jain_index([10, 10, 10, 10]) == 1.0
+    assert abs(jain_index([1, 0, 0, 0]) - 0.25) < 1e-12
+    assert abs(jain_index([3, 1]) - 16 / 20) < 1e-12  # (3+1)^2 / (2 (9+1))
+    rows = [{"cca": "x", "c": "a", "t": 150.0}, {"cca": "b", "c": "a", "t": 100.0},
+            {"cca": "x", "c": "a", "t": 250.0}, {"cca": "b", "c": "a", "t": 100.0}]
+    table = pivot(rows, "t", "cca", "c", ["x", "b"], ["a"])
+    assert table[2] == [[200.0], [100.0]]  # means over repetitions
+    names, _, vals = improvement(table, "x", ["b"], lower_is_better=False)
+    assert names == ["x vs b"] and vals == [[100.0]]
+
+
+def _specs():
+    return grid("dumbbell", ccas=["newreno", "cubic", "bbr"], seeds=[1, 2],
+                params={}, sets={"links.1.forward.error": [{"unit": "packet", "rate": 1e-3}]}, duration="2s")
+
+
+def test_same_sweep_on_one_and_two_workers_gives_identical_results(tmp_path):
+    specs = _specs()
+    a = run_sweep(specs, tmp_path / "one", workers=1, progress=False)
+    b = run_sweep(specs, tmp_path / "two", workers=2, progress=False)
+    assert a == b == {"ran": 6, "skipped": 0, "failed": 0}
+    assert _rows(tmp_path / "one") == _rows(tmp_path / "two")
+    # and a second pass skips everything
+    assert run_sweep(specs, tmp_path / "one", workers=2, progress=False) == {"ran": 0, "skipped": 6, "failed": 0}
+
+
+def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
+    good = RunSpec("dumbbell", cca="newreno", duration="1s")
+    bad = RunSpec("dumbbell", cca="newreno", duration="1s", sets=(("links.1.rate", "fast"),))
+    with pytest.raises(ValueError):
+        bad.run_id()  # an invalid spec cannot even be keyed: the CLI refuses it up front
+    bad2 = RunSpec("dumbbell", cca="newreno", duration="1s", sets=(("links.1.forward.queue.limit", "0B"),))
+    res = run_sweep([good, bad2], tmp_path, workers=1, progress=False)
+    assert res["ran"] == 2
+    errors = list((tmp_path / "runs").glob("*/error.json"))
+    assert res["failed"] == len(errors)
+    assert len(_rows(tmp_path)) == 2 - len(errors)
+
+
+def test_sweep_killed_with_sigkill_resumes_without_lost_or_duplicated_rows(tmp_path):
+    exe = Path(sys.executable).parent / "mmcc"
+    args = [str(exe), "sweep", "dumbbell", "--cca", "newreno,cubic,bbr,vegas", "--seeds", "3", "--duration", "3s",
+            "--workers", "2", "--set", "links.1.forward.error={unit=\"packet\",rate=1e-3}"]
+    killed = tmp_path / "killed"
+    p = subprocess.Popen(args + ["--out", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and len(list((killed / "runs").glob("*/summary.parquet"))) < 3:
+        assert p.poll() is None, "the sweep ended before it could be killed"
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGKILL)  # the sweep and its workers, mid-flight
+    p.wait()
+    done_before = len(list((killed / "runs").glob("*/summary.parquet")))
+    assert 3 <= done_before < 12, done_before
+    r = subprocess.run(args + ["--out", str(killed)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert f"{12 - done_before} run, {done_before} already done" in r.stdout
+    clean = tmp_path / "clean"
+    r = subprocess.run(args + ["--out", str(clean)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    a, b = _rows(killed), _rows(clean)
+    assert len(a) == 12 and len({x["run_id"] for x in a}) == 12
+    assert a == b
+    # no temporary files left behind by the killed writes are counted as results
+    assert not list((killed / "runs").glob("*/summary.parquet.*"))
+
+
+def test_reproduce_writes_a_report_that_references_every_figure(mmcc_cli, tmp_path):
+    out = tmp_path / "rep"
+    r = mmcc_cli("reproduce", "thesis", "--quick", "--duration", "3s", "--out", out)
+    assert r.returncode == 0, r.stderr
+    html = (out / "report.html").read_text()
+    srcs = re.findall(r'src="([^"]+)"', html)
+    assert len(srcs) >= 5
+    for s in srcs:
+        assert (out / s).is_file(), s
+    for figure in (out / "figures").glob("*.png"):
+        assert f"figures/{figure.name}" in html, figure.name
+    for t in ("throughput", "latency", "improvement_throughput_rttv", "improvement_latency_msscca", "dupack_ratio"):
+        assert (out / "tables" / f"{t}.csv").is_file() and (out / "tables" / f"{t}.md").is_file()
+    assert "mmcc" in html and "seed" in html
+    # the layout of the publication: 8 algorithms x 16 conditions
+    lines = (out / "tables" / "throughput.csv").read_text().strip().splitlines()
+    assert len(lines) == 9 and len(lines[0].split(",")) == 17
+
+
+def test_cli_value_lists_keep_inline_tables_whole():
+    from mmcc.cli import _values
+
+    assert _values('1MB, 2MB') == ["1MB", "2MB"]
+    assert _values('{unit="packet",rate=1e-3},{unit="byte",rate=1e-7}') == [
+        {"unit": "packet", "rate": 1e-3}, {"unit": "byte", "rate": 1e-7}]
+
+
+def test_unknown_publication_is_a_clear_error(mmcc_cli):
+    r = mmcc_cli("reproduce", "nature2030")
+    assert r.returncode == 2 and "'nature2030' is not available; available: thesis" in r.stderr

@@ -15,10 +15,10 @@ $(VENV)/.deps: pyproject.toml
 	$(VENV)/bin/pip install --quiet "maturin>=1.5,<2" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "pytest>=7" "hypothesis>=6"
 	touch $@
 
-# The main job: the thesis' urban 28 GHz scenario (edge server, NewReno), writing Parquet tables,
-# a summary and figures to out/thesis-edge.
+# The main job: a quick reproduction of the thesis' experiments (urban 28 GHz scenario, 8
+# algorithms x 16 conditions, one seed): tables, figures and out/thesis/report.html.
 run: setup
-	$(VENV)/bin/mmcc run thesis-edge --out out/thesis-edge
+	$(VENV)/bin/mmcc reproduce thesis --quick --out out/thesis
 
 # Rust unit + system tests, then the Python tests (fast suite; see `validate` for the long one).
 test: setup test-rust test-python

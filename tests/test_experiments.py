@@ -120,3 +120,15 @@ def test_cli_value_lists_keep_inline_tables_whole():
 def test_unknown_publication_is_a_clear_error(mmcc_cli):
     r = mmcc_cli("reproduce", "nature2030")
     assert r.returncode == 2 and "'nature2030' is not available; available: thesis" in r.stderr
+
+
+def test_reproduce_mmstcp_tables(mmcc_cli, tmp_path):
+    out = tmp_path / "m"
+    r = mmcc_cli("reproduce", "mmstcp", "--quick", "--duration", "2s", "--out", out)
+    assert r.returncode == 0, r.stderr
+    for t in ("throughput", "dupack_ratio", "jain_2flows", "jain_5flows"):
+        lines = (out / "tables" / f"{t}.csv").read_text().strip().splitlines()
+        assert len(lines) >= 5, t
+    jain = [float(x.split(",")[1]) for x in (out / "tables" / "jain_5flows.csv").read_text().splitlines()[1:]]
+    assert all(0.2 <= j <= 1.0 for j in jain), jain
+    assert (out / "report.html").is_file()

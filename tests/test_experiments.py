@@ -132,3 +132,14 @@ def test_reproduce_mmstcp_tables(mmcc_cli, tmp_path):
     jain = [float(x.split(",")[1]) for x in (out / "tables" / "jain_5flows.csv").read_text().splitlines()[1:]]
     assert all(0.2 <= j <= 1.0 for j in jain), jain
     assert (out / "report.html").is_file()
+
+
+def test_reproduce_dtcp_tables(mmcc_cli, tmp_path):
+    out = tmp_path / "d"
+    r = mmcc_cli("reproduce", "dtcp", "--quick", "--duration", "2s", "--out", out)
+    assert r.returncode == 0, r.stderr
+    for t in ("mmwave_throughput", "mmwave_rtt", "wired_throughput", "jain_intra", "jain_inter",
+              "improvement_throughput_dtcp"):
+        assert (out / "tables" / f"{t}.csv").is_file(), t
+    wired = (out / "tables" / "wired_throughput.csv").read_text().strip().splitlines()
+    assert len(wired) == 8 and len(wired[0].split(",")) == 7  # 7 algorithms x 6 conditions

@@ -282,3 +282,67 @@ def reproduce_mmstcp(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
                    "200 ms, 15 s (30 s for five flows). The duplicate-ACK ratio within the first 3 s is not reported "
                    "yet (only whole-run counts are stored).", sections, figs,
                    {"seeds": seeds, "algorithms": MMSTCP_ALGORITHMS, "pairs": pairs}, counts, wall)
+
+
+DTCP_ALGORITHMS = ["dtcp", "bbr", "bic", "cubic", "newreno", "westwood", "tahoe"]
+
+
+def reproduce_dtcp(out_dir: str | Path, *, seeds: int = 3, quick: bool = False, workers: int | None = None,
+                   duration: str | None = None) -> Path:
+    """Kanagarathinam et al. (NexGen D-TCP, 2020): mmWave scenarios 1, 2 and high speed; the
+    wired 1 and 5 Mb/s bottleneck at three loss rates; intra- and inter-protocol fairness."""
+    out = Path(out_dir)
+    seeds = 1 if quick else seeds
+    S = range(1, seeds + 1)
+    mm_conds = [("dtcp-mmwave-1", "mmWave 1"), ("dtcp-mmwave-2", "mmWave 2"), ("dtcp-mmwave-highspeed", "high speed")]
+    mm = [RunSpec(p, seed=s, duration=duration, params=(("cca", a),), labels=(("condition", c), ("algorithm", a)))
+          for p, c in mm_conds for a in DTCP_ALGORITHMS for s in S]
+    wired_conds = [(r, l) for r in ("1Mbps", "5Mbps") for l in (0.01, 1e-4, 1e-6)]
+    wired = [RunSpec("dtcp-wired", seed=s, duration=duration, params=(("rate", r), ("loss", l), ("cca", a)),
+                     labels=(("condition", f"{r} loss {l:g}"), ("algorithm", a)))
+             for r, l in wired_conds for a in DTCP_ALGORITHMS for s in S]
+    intra = [RunSpec("dtcp-intra", seed=s, duration=duration, params=(("cca", a),),
+                     labels=(("condition", "5 flows"), ("algorithm", a))) for a in DTCP_ALGORITHMS for s in S]
+    inter = [RunSpec("dtcp-inter", seed=s, duration=duration, labels=(("condition", "mixed 5 flows"),
+                                                                       ("algorithm", "mix"))) for s in S]
+    t0 = time.perf_counter()
+    counts = run_sweep(mm + wired + intra + inter, out, workers=workers)
+    wall = time.perf_counter() - t0
+    mm_rows, w_rows = _rows_for(out, mm), _rows_for(out, wired)
+    mcols = [c for _, c in mm_conds]
+    wcols = [f"{r} loss {l:g}" for r, l in wired_conds]
+    sections = [
+        ("mmWave: average throughput (Mb/s)", "mmwave_throughput",
+         pivot(mm_rows, "throughput_mbps", "algorithm", "condition", DTCP_ALGORITHMS, mcols), "{:.1f}"),
+        ("mmWave: average RTT (ms)", "mmwave_rtt", pivot(mm_rows, "rtt_mean_ms", "algorithm", "condition",
+                                                          DTCP_ALGORITHMS, mcols), "{:.2f}"),
+        ("Wired bottleneck: average throughput (Mb/s)", "wired_throughput",
+         pivot(w_rows, "throughput_mbps", "algorithm", "condition", DTCP_ALGORITHMS, wcols), "{:.3f}"),
+        ("Intra-protocol fairness: Jain's index of five flows started 10 s apart", "jain_intra",
+         pivot(_rows_for(out, intra), "jain_index", "algorithm", "condition", DTCP_ALGORITHMS, ["5 flows"]), "{:.3f}"),
+        ("Inter-protocol fairness (D-TCP, CUBIC, NewReno, Westwood+, Tahoe): Jain's index", "jain_inter",
+         pivot(_rows_for(out, inter), "jain_index", "algorithm", "condition", ["mix"], ["mixed 5 flows"]), "{:.3f}"),
+    ]
+    tp = sections[0][2]
+    sections.append(("mmWave: throughput improvement of D-TCP over each benchmark (%)", "improvement_throughput_dtcp",
+                     improvement(tp, "dtcp", DTCP_ALGORITHMS[1:], lower_is_better=False), "{:.1f}"))
+    for _, stem, table, fmt in sections:
+        write_table(table, "algorithm", out / "tables" / stem, fmt)
+    fig, ax = plt.subplots(1, 2, figsize=(11, 3.5), constrained_layout=True)
+    for a_i, a in enumerate(DTCP_ALGORITHMS):
+        ax[0].bar(np.arange(len(mcols)) + a_i * 0.11, tp[2][a_i], width=0.11, label=a)
+        wt = sections[2][2]
+        ax[1].plot(range(len(wcols)), wt[2][a_i], marker="o", lw=1, label=a)
+    ax[0].set_xticks(np.arange(len(mcols)) + 0.33, mcols)
+    ax[0].set_ylabel("average throughput (Mb/s)")
+    ax[1].set_xticks(range(len(wcols)), wcols, rotation=30, fontsize=7)
+    ax[1].set_ylabel("average throughput (Mb/s)")
+    ax[1].legend(fontsize=7)
+    for a in ax:
+        a.grid(alpha=0.3)
+    figs = [_save(fig, out / "figures" / "throughput.png")]
+    return _report(out, "Reproduction: Kanagarathinam et al., NexGen D-TCP (family D)",
+                   "mmWave scenarios (geometry: small buildings, large buildings, vehicular), the wired bottleneck "
+                   "(RTT 40 ms, 100-packet queue) at 1 and 5 Mb/s with random loss, and fairness. D-TCP runs "
+                   "without a SINR feed here (as on a real kernel); add sinr_feed to a flow for the cross-layer term.",
+                   sections, figs, {"seeds": seeds, "algorithms": DTCP_ALGORITHMS}, counts, wall)

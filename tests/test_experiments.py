@@ -119,7 +119,7 @@ def test_cli_value_lists_keep_inline_tables_whole():
 
 def test_unknown_publication_is_a_clear_error(mmcc_cli):
     r = mmcc_cli("reproduce", "nature2030")
-    assert r.returncode == 2 and "'nature2030' is not available; available: thesis" in r.stderr
+    assert r.returncode == 2 and "'nature2030' is not available; available: thesis, siddiqui, dtcp, mmstcp" in r.stderr
 
 
 def test_reproduce_mmstcp_tables(mmcc_cli, tmp_path):
@@ -143,3 +143,12 @@ def test_reproduce_dtcp_tables(mmcc_cli, tmp_path):
         assert (out / "tables" / f"{t}.csv").is_file(), t
     wired = (out / "tables" / "wired_throughput.csv").read_text().strip().splitlines()
     assert len(wired) == 8 and len(wired[0].split(",")) == 7  # 7 algorithms x 6 conditions
+
+
+def test_reproduce_siddiqui_tables(mmcc_cli, tmp_path):
+    out = tmp_path / "s"
+    r = mmcc_cli("reproduce", "siddiqui", "--quick", "--out", out)
+    assert r.returncode == 0, r.stderr
+    lines = (out / "tables" / "throughput.csv").read_text().strip().splitlines()
+    assert lines[0] == "algorithm,1a,1b,1c" and len(lines) == 6
+    assert (out / "figures" / "cwnd_1a.png").is_file()

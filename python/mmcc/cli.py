@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("reproduce", help="re-run a publication's experiments: tables, figures, HTML report",
                         description="Run a publication's grid and write tables (CSV, Markdown), figures and "
                                     "report.html under one folder. Resumable like 'mmcc sweep'.")
-    rp.add_argument("publication", help="thesis, mmstcp or dtcp (siddiqui is planned)")
+    rp.add_argument("publication", help="thesis, siddiqui, dtcp or mmstcp")
     rp.add_argument("--seeds", type=int, default=3, help="seeds per condition (default 3, the thesis')")
     rp.add_argument("--quick", action="store_true", help="one seed")
     rp.add_argument("--duration", help="simulated duration per run (default: the presets' 60 s)")
@@ -219,13 +219,13 @@ def _cmd_sweep(a) -> int:
 
 
 def _cmd_reproduce(a) -> int:
-    from .experiments.reproduce import reproduce_dtcp, reproduce_mmstcp, reproduce_thesis
+    from .experiments.reproduce import reproduce_dtcp, reproduce_mmstcp, reproduce_siddiqui, reproduce_thesis
     from .scenario import ScenarioError
 
-    known = {"thesis": reproduce_thesis, "mmstcp": reproduce_mmstcp, "dtcp": reproduce_dtcp}
+    known = {"thesis": reproduce_thesis, "siddiqui": reproduce_siddiqui, "dtcp": reproduce_dtcp,
+             "mmstcp": reproduce_mmstcp}
     if a.publication not in known:
-        raise ScenarioError(f"reproduce: {a.publication!r} is not available; available: {', '.join(known)} "
-                            f"(siddiqui is planned)")
+        raise ScenarioError(f"reproduce: {a.publication!r} is not available; available: {', '.join(known)}")
     if a.seeds < 1:
         raise ScenarioError("--seeds must be at least 1")
     out = Path(a.out) if a.out else Path("out") / f"reproduce-{a.publication}"

@@ -346,3 +346,49 @@ def reproduce_dtcp(out_dir: str | Path, *, seeds: int = 3, quick: bool = False, 
                    "(RTT 40 ms, 100-packet queue) at 1 and 5 Mb/s with random loss, and fairness. D-TCP runs "
                    "without a SINR feed here (as on a real kernel); add sinr_feed to a flow for the cross-layer term.",
                    sections, figs, {"seeds": seeds, "algorithms": DTCP_ALGORITHMS}, counts, wall)
+
+
+SIDDIQUI_ALGORITHMS = ["newreno", "yeah", "hybla", "westwood", "vegas"]
+
+
+def reproduce_siddiqui(out_dir: str | Path, *, seeds: int = 3, quick: bool = False, workers: int | None = None,
+                       duration: str | None = None) -> Path:
+    """Siddiqui & Chau (ICUFN 2021): uplink TCP over UMi-Street Canyon, scenarios 1a, 1b, 1c."""
+    out = Path(out_dir)
+    seeds = 1 if quick else seeds
+    conds = [("siddiqui-1a", "1a"), ("siddiqui-1b", "1b"), ("siddiqui-1c", "1c")]
+    specs = [RunSpec(p, seed=s, duration=duration, params=(("cca", a),), labels=(("condition", c), ("algorithm", a)))
+             for p, c in conds for a in SIDDIQUI_ALGORITHMS for s in range(1, seeds + 1)]
+    t0 = time.perf_counter()
+    counts = run_sweep(specs, out, workers=workers)
+    wall = time.perf_counter() - t0
+    rows = _rows_for(out, specs)
+    cols = [c for _, c in conds]
+    sections = [
+        ("Average throughput (Mb/s)", "throughput", pivot(rows, "throughput_mbps", "algorithm", "condition",
+                                                          SIDDIQUI_ALGORITHMS, cols), "{:.1f}"),
+        ("Average RTT (ms)", "rtt", pivot(rows, "rtt_mean_ms", "algorithm", "condition", SIDDIQUI_ALGORITHMS, cols),
+         "{:.2f}"),
+        ("Retransmissions", "retransmits", pivot(rows, "retransmits", "algorithm", "condition", SIDDIQUI_ALGORITHMS,
+                                                 cols), "{:.0f}"),
+    ]
+    for _, stem, table, fmt in sections:
+        write_table(table, "algorithm", out / "tables" / stem, fmt)
+    # cwnd (bytes) over time per algorithm in scenario 1a, the paper's main figure
+    fig, ax = plt.subplots(len(SIDDIQUI_ALGORITHMS), 1, figsize=(10, 1.8 * len(SIDDIQUI_ALGORITHMS)), sharex=True,
+                           constrained_layout=True)
+    for a, cca in zip(ax, SIDDIQUI_ALGORITHMS):
+        rid = next((r["run_id"] for r in rows if r["algorithm"] == cca and r["condition"] == "1a"), None)
+        if rid:
+            c = pq.read_table(out / "runs" / rid / "cwnd.parquet").to_pydict()
+            a.step(c["t_s"], np.asarray(c["cwnd_bytes"]) / 1e6, where="post", lw=0.7)
+        a.set_ylabel(f"{cca}\ncwnd (MB)", fontsize=8)
+        a.grid(alpha=0.3)
+    ax[0].set_title("scenario 1a: cwnd over time (NLoS ~2.5-7.5 s)")
+    ax[-1].set_xlabel("time (s)")
+    figs = [_save(fig, out / "figures" / "cwnd_1a.png")]
+    return _report(out, "Reproduction: Siddiqui & Chau, ICUFN 2021 (family S)",
+                   "Uplink bulk TCP (UE to remote host) over 3GPP UMi-Street Canyon at 28 GHz; MSS 1000 B "
+                   "(application writes of 900 B at 1 Gb/s), 5 MB socket buffers, 1 MB RLC buffer, outage below -5 dB, "
+                   "gNB below rooftop. Obstacles are placed so the NLoS periods match the paper's.",
+                   sections, figs, {"seeds": seeds, "algorithms": SIDDIQUI_ALGORITHMS}, counts, wall)

@@ -12,7 +12,7 @@ setup: $(VENV)/.deps
 $(VENV)/.deps: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet "maturin>=1.5,<2" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "pytest>=7" "hypothesis>=6"
+	$(VENV)/bin/pip install --quiet "maturin>=1.5,<2" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "duckdb>=1.0" "pytest>=7" "hypothesis>=6" "ray>=2.9"
 	touch $@
 
 # The main job: a quick reproduction of the thesis' experiments (urban 28 GHz scenario, 8

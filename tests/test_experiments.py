@@ -39,12 +39,13 @@ def _specs():
                 params={}, sets={"links.1.forward.error": [{"unit": "packet", "rate": 1e-3}]}, duration="2s")
 
 
-def test_same_sweep_on_one_and_two_workers_gives_identical_results(tmp_path):
+def test_same_sweep_on_one_worker_all_cores_and_local_ray_gives_identical_results(tmp_path):
     specs = _specs()
     a = run_sweep(specs, tmp_path / "one", workers=1, progress=False)
     b = run_sweep(specs, tmp_path / "two", workers=2, progress=False)
-    assert a == b == {"ran": 6, "skipped": 0, "failed": 0}
-    assert _rows(tmp_path / "one") == _rows(tmp_path / "two")
+    c = run_sweep(specs, tmp_path / "ray", workers=2, progress=False, backend="ray")
+    assert a == b == c == {"ran": 6, "skipped": 0, "failed": 0}
+    assert _rows(tmp_path / "one") == _rows(tmp_path / "two") == _rows(tmp_path / "ray")
     # and a second pass skips everything
     assert run_sweep(specs, tmp_path / "one", workers=2, progress=False) == {"ran": 0, "skipped": 6, "failed": 0}
 
@@ -152,3 +153,26 @@ def test_reproduce_siddiqui_tables(mmcc_cli, tmp_path):
     lines = (out / "tables" / "throughput.csv").read_text().strip().splitlines()
     assert lines[0] == "algorithm,1a,1b,1c" and len(lines) == 6
     assert (out / "figures" / "cwnd_1a.png").is_file()
+
+
+def test_query_runs_sql_over_the_dataset(mmcc_cli, tmp_path):
+    run_sweep(grid("dumbbell", ccas=["newreno", "bbr"], duration="1s"), tmp_path, workers=2, progress=False)
+    r = mmcc_cli("query", tmp_path, "SELECT cca, count(*) AS n FROM runs GROUP BY cca ORDER BY cca", "--csv")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["cca,n", "bbr,1", "newreno,1"]
+    r = mmcc_cli("query", tmp_path, "SELEC 1")
+    assert r.returncode == 2 and r.stderr.startswith("error: query: Parser Error")
+    r = mmcc_cli("query", tmp_path / "nothing", "SELECT 1")
+    assert r.returncode == 2 and "no finished runs" in r.stderr
+
+
+def test_sweep_file_defines_the_grid(mmcc_cli, tmp_path):
+    f = tmp_path / "grid.toml"
+    f.write_text('scenario = "dumbbell"\ncca = ["newreno", "cubic"]\nseeds = 2\nduration = "1s"\n'
+                 '[set]\n"links.1.forward.queue.limit" = ["250KB", "1MB"]\n')
+    r = mmcc_cli("sweep", "--file", f, "--out", tmp_path / "o")
+    assert r.returncode == 0, r.stderr
+    assert "8 run, 0 already done" in r.stdout
+    f.write_text('scenario = "dumbbell"\nworkers = 3\n')
+    r = mmcc_cli("sweep", "--file", f, "--out", tmp_path / "o")
+    assert r.returncode == 2 and "workers: unknown key; allowed keys" in r.stderr

@@ -87,7 +87,8 @@ def test_invalid_toml_file(tmp_path):
 def test_unknown_preset_lists_presets():
     with pytest.raises(ScenarioError) as e:
         load("dumbel")
-    assert "unknown preset 'dumbel'; presets: dumbbell" in str(e.value)
+    msg = str(e.value)
+    assert msg.startswith("unknown preset 'dumbel'; presets: ") and "dumbbell" in msg and "thesis-edge" in msg
 
 
 def test_presets_all_validate():
@@ -110,3 +111,14 @@ def test_same_structure_from_python():
     r = mmcc.run(Scenario.from_dict(BASE), duration="1s")
     assert r.flows.num_rows == 1
     assert r.flows.column("throughput_mbps")[0].as_py() > 30  # 1 s including slow start
+
+
+def test_every_preset_runs_and_its_results_have_the_expected_shape():
+    for name in mmcc.list_presets():
+        r = mmcc.run(name, duration="0.5s")
+        flows = r.flows.to_pylist()
+        assert len(flows) == len(load(name).config["flows"]), name
+        assert r.series.num_rows == 5 * len(flows), name  # 100 ms bins
+        radios = len(load(name).config["radios"])
+        assert r.tables["radio"].num_rows == 500 * radios, name  # one row per millisecond
+        assert any(f["data_received"] > 0 for f in flows), name

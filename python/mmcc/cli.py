@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "cores. Resumable: finished runs (keyed by a hash of their full specification) "
                                     "are skipped. Results: OUT/runs/<run_id>/ with summary.parquet (one row per run), "
                                     "series, cwnd and radio tables; OUT/summary.csv.")
-    sw.add_argument("scenario", help="preset name or .toml file")
+    sw.add_argument("scenario", nargs="?", help="preset name or .toml file (or give --file)")
+    sw.add_argument("--file", help="a sweep file (TOML): scenario, cca, seeds, duration, [params], [set]")
     sw.add_argument("--cca", default=None, help="comma-separated algorithms (default: the scenario's)")
     sw.add_argument("--param", action="append", type=_kv, default=[], metavar="NAME=V1,V2", dest="params",
                     help="scenario parameter values (repeatable)")
@@ -80,7 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--seeds", type=int, default=1, help="seeds 1..N (default 1)")
     sw.add_argument("--duration", help='simulated duration of every run, e.g. "10s"')
     sw.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
-    sw.add_argument("--out", required=True, help="output folder (re-use it to resume)")
+    sw.add_argument("--backend", choices=["local", "ray"], default="local",
+                    help="local process pool (default) or a Ray cluster")
+    sw.add_argument("--address", default=None, help="Ray cluster address (default: start a local Ray instance)")
+    sw.add_argument("--out", required=True, help="output folder (re-use it to resume; shared by all nodes with Ray)")
 
     rp = sub.add_parser("reproduce", help="re-run a publication's experiments: tables, figures, HTML report",
                         description="Run a publication's grid and write tables (CSV, Markdown), figures and "
@@ -90,7 +94,17 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--quick", action="store_true", help="one seed")
     rp.add_argument("--duration", help="simulated duration per run (default: the presets' 60 s)")
     rp.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    rp.add_argument("--backend", choices=["local", "ray"], default="local", help="local process pool or Ray")
+    rp.add_argument("--address", default=None, help="Ray cluster address")
     rp.add_argument("--out", default=None, help="output folder (default: out/reproduce-<publication>)")
+
+    q = sub.add_parser("query", help="SQL over a sweep's results (DuckDB); the table is 'runs'",
+                       description="Run SQL over OUT/runs/*/summary.parquet, available as the view 'runs' "
+                                   "(one row per run). Example: mmcc query out/sweep \"SELECT cca, avg(throughput_mbps) "
+                                   "FROM runs GROUP BY cca\"")
+    q.add_argument("dir", help="a sweep or reproduction output folder")
+    q.add_argument("sql", help="the query")
+    q.add_argument("--csv", action="store_true", help="print CSV instead of a table")
 
     sub.add_parser("presets", help="list the scenario presets")
     sub.add_parser("algorithms", help="list the congestion control algorithms with sources and parameters")
@@ -193,15 +207,23 @@ def _cmd_sweep(a) -> int:
     from .experiments.sweep import grid, load_summaries, run_sweep
     from .scenario import ScenarioError, load
 
-    load(a.scenario).config  # validate before starting workers
-    if a.seeds < 1:
-        raise ScenarioError("--seeds must be at least 1")
+    params = {k: _values(v) for k, v in a.params}
+    sets = {k: _values(v) for k, v in a.sets}
     ccas = [c.strip() for c in a.cca.split(",")] if a.cca else [None]
-    specs = grid(a.scenario, ccas=ccas, seeds=range(1, a.seeds + 1), params={k: _values(v) for k, v in a.params},
-                 sets={k: _values(v) for k, v in a.sets}, duration=a.duration)
+    scenario, seeds, duration = a.scenario, a.seeds, a.duration
+    if a.file:
+        scenario, ccas, seeds, duration, fparams, fsets = _read_sweep_file(a.file, a)
+        params = {**fparams, **params}
+        sets = {**fsets, **sets}
+    if not scenario:
+        raise ScenarioError("sweep: give a scenario (preset or .toml) or --file")
+    load(scenario).config  # validate before starting workers
+    if seeds < 1:
+        raise ScenarioError("--seeds must be at least 1")
+    specs = grid(scenario, ccas=ccas, seeds=range(1, seeds + 1), params=params, sets=sets, duration=duration)
     for sp in specs:  # every variant must validate: fail before running anything
         sp.config()
-    res = run_sweep(specs, a.out, workers=a.workers)
+    res = run_sweep(specs, a.out, workers=a.workers, backend=a.backend, address=a.address)
     t = load_summaries(a.out).to_pylist()
     if t:
         import io
@@ -218,6 +240,39 @@ def _cmd_sweep(a) -> int:
     return 1 if res["failed"] else 0
 
 
+def _read_sweep_file(path: str, a):
+    """A sweep file: scenario = "...", cca = [...], seeds = N, duration = "...", [params] and [set]
+    tables of value lists. Command-line options override it."""
+    from .scenario import ScenarioError, tomllib
+
+    try:
+        raw = tomllib.loads(Path(path).read_text())
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot read: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+    allowed = {"scenario", "cca", "seeds", "duration", "params", "set"}
+    for k in raw:
+        if k not in allowed:
+            raise ScenarioError(f"{path}: {k}: unknown key; allowed keys: {', '.join(sorted(allowed))}")
+    scenario = a.scenario or raw.get("scenario")
+    if isinstance(scenario, str) and scenario.endswith(".toml") and not Path(scenario).is_absolute():
+        scenario = str(Path(path).parent / scenario)
+    cca = raw.get("cca", [None])
+    ccas = [c.strip() for c in a.cca.split(",")] if a.cca else (cca if isinstance(cca, list) else [cca])
+    seeds = raw.get("seeds", 1) if a.seeds == 1 else a.seeds
+    if isinstance(seeds, bool) or not isinstance(seeds, int):
+        raise ScenarioError(f"{path}: seeds: expected an integer, got {seeds!r}")
+    duration = a.duration or raw.get("duration")
+    lists = {}
+    for key in ("params", "set"):
+        t = raw.get(key, {})
+        if not isinstance(t, dict):
+            raise ScenarioError(f"{path}: {key}: expected a table of value lists")
+        lists[key] = {k: (v if isinstance(v, list) else [v]) for k, v in t.items()}
+    return scenario, ccas, seeds, duration, lists["params"], lists["set"]
+
+
 def _cmd_reproduce(a) -> int:
     from .experiments.reproduce import reproduce_dtcp, reproduce_mmstcp, reproduce_siddiqui, reproduce_thesis
     from .scenario import ScenarioError
@@ -229,8 +284,29 @@ def _cmd_reproduce(a) -> int:
     if a.seeds < 1:
         raise ScenarioError("--seeds must be at least 1")
     out = Path(a.out) if a.out else Path("out") / f"reproduce-{a.publication}"
-    report = known[a.publication](out, seeds=a.seeds, quick=a.quick, workers=a.workers, duration=a.duration)
+    report = known[a.publication](out, seeds=a.seeds, quick=a.quick, workers=a.workers, duration=a.duration,
+                                  backend=a.backend, address=a.address)
     print(f"report: {report}")
+    return 0
+
+
+def _cmd_query(a) -> int:
+    import csv
+
+    from .experiments.sweep import query
+
+    cols, rows = query(a.dir, a.sql)
+    if a.csv:
+        w = csv.writer(sys.stdout)
+        w.writerow(cols)
+        w.writerows(rows)
+        return 0
+    cells = [[("%.4g" % v) if isinstance(v, float) else str(v) for v in r] for r in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
+    print("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
+    print("  ".join("-" * w for w in widths))
+    for r in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
     return 0
 
 
@@ -284,7 +360,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     handlers = {"run": _cmd_run, "presets": _cmd_presets, "algorithms": _cmd_algorithms,
-                "export-trace": _cmd_export_trace, "sweep": _cmd_sweep, "reproduce": _cmd_reproduce}
+                "export-trace": _cmd_export_trace, "sweep": _cmd_sweep, "reproduce": _cmd_reproduce,
+                "query": _cmd_query}
     try:
         return handlers[a.cmd](a)
     except KeyboardInterrupt:

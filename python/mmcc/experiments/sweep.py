@@ -109,6 +109,11 @@ def _execute(spec: RunSpec, run_dir: str) -> dict:
         row = {"run_id": d.name, **{k: str(v) for k, v in spec.describe().items()}}
         for c in SUMMARY_COLUMNS:
             row[c] = float(f0[c])
+        # duplicate-ACK ratio within the first 3 s of the first flow (mmS-TCP's table)
+        se = r.series.to_pydict()
+        early = [i for i, (f, t) in enumerate(zip(se["flow_id"], se["t_s"])) if f == 0 and t < 3.0]
+        acks = sum(se["acks"][i] for i in early)
+        row["dupack_ratio_first_3s"] = sum(se["dupacks"][i] for i in early) / acks if acks else 0.0
         row["flows"] = len(flows)
         row["total_throughput_mbps"] = float(sum(f["throughput_mbps"] for f in flows))
         row["jain_index"] = jain_index(f["throughput_mbps"] for f in flows)
@@ -157,8 +162,35 @@ def _progress(done: int, total: int, started: float, failed: int):
     sys.stderr.flush()
 
 
-def run_sweep(specs: list[RunSpec], out_dir: str | Path, *, workers: int | None = None, progress: bool = True) -> dict:
-    """Run every spec not finished yet; returns counts. workers: processes (default: all cores)."""
+def _run_ray(todo, workers, address, on_done):
+    """Run `_execute` for each (spec, dir) as Ray tasks; results land in the shared output folder."""
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError("the Ray backend needs the 'ray' package: pip install 'mmcc[ray]'") from None
+    started_here = not ray.is_initialized()
+    if started_here:
+        kwargs = {"address": address} if address else {"num_cpus": workers, "include_dashboard": False}
+        ray.init(ignore_reinit_error=True, log_to_driver=False, **kwargs)
+    try:
+        task = ray.remote(_execute)
+        pending = [task.remote(s, d) for s, d in todo]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for r in ready:
+                on_done(ray.get(r))
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def run_sweep(specs: list[RunSpec], out_dir: str | Path, *, workers: int | None = None, progress: bool = True,
+              backend: str = "local", address: str | None = None) -> dict:
+    """Run every spec not finished yet; returns counts. workers: processes (default: all cores);
+    backend "local" (a process pool) or "ray" (`address` of a cluster; default: a local Ray
+    instance). With Ray, `out_dir` must be on a file system every node shares."""
+    if backend not in ("local", "ray"):
+        raise ValueError(f"unknown backend {backend!r}; choose local or ray")
     out = Path(out_dir)
     runs = out / "runs"
     runs.mkdir(parents=True, exist_ok=True)
@@ -181,22 +213,24 @@ def run_sweep(specs: list[RunSpec], out_dir: str | Path, *, workers: int | None 
     workers = workers or os.cpu_count() or 1
     if progress and total:
         _progress(0, total, started, 0)
-    if workers == 1:
-        results = (_execute(s, d) for s, d in todo)
-        for res in results:
-            done += 1
-            failed += not res["ok"]
-            if progress:
-                _progress(done, total, started, failed)
+    def on_done(res):
+        nonlocal done, failed
+        done += 1
+        failed += not res["ok"]
+        if progress:
+            _progress(done, total, started, failed)
+
+    if backend == "ray":
+        if total:
+            _run_ray(todo, workers, address, on_done)
+    elif workers == 1:
+        for s, d in todo:
+            on_done(_execute(s, d))
     elif total:
         with ProcessPoolExecutor(max_workers=workers) as ex:
             futs = [ex.submit(_execute, s, d) for s, d in todo]
             for f in as_completed(futs):
-                res = f.result()
-                done += 1
-                failed += not res["ok"]
-                if progress:
-                    _progress(done, total, started, failed)
+                on_done(f.result())
     return {"ran": total, "skipped": skipped, "failed": failed}
 
 
@@ -208,3 +242,24 @@ def load_summaries(out_dir: str | Path) -> pa.Table:
     tables = [pq.read_table(f) for f in files]
     t = pa.concat_tables(tables, promote_options="default")
     return t.sort_by("run_id").replace_schema_metadata(None)
+
+
+def query(out_dir: str | Path, sql: str):
+    """Run SQL (DuckDB) over a sweep's dataset, available as the view `runs` (one row per run);
+    returns (column names, rows)."""
+    try:
+        import duckdb
+    except ImportError:
+        raise RuntimeError("'mmcc query' needs the 'duckdb' package: pip install duckdb") from None
+    files = Path(out_dir) / "runs"
+    if not any(files.glob("*/summary.parquet")):
+        raise ValueError(f"{out_dir}: no finished runs (expected {files}/*/summary.parquet)")
+    con = duckdb.connect()
+    pattern = str(files / "*" / "summary.parquet").replace("'", "''")
+    con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet('{pattern}', union_by_name=true)")
+    try:
+        cur = con.execute(sql)
+    except duckdb.Error as e:
+        raise ValueError(f"query: {' '.join(str(e).split())}") from None
+    cols = [d[0] for d in cur.description]
+    return cols, cur.fetchall()

@@ -55,6 +55,8 @@ pub struct Bin {
     pub cwnd: Option<u64>,
     pub ssthresh: u64,
     pub inflight: u64,
+    pub acks: u64,
+    pub dupacks: u64,
 }
 
 /// Per-flow counters.
@@ -185,6 +187,16 @@ impl FlowRecorder {
             self.last_cwnd_t = Some(t);
             self.last_state = Some(state);
         }
+    }
+
+    /// An ACK reached the sender (`dup`: a duplicate ACK).
+    #[inline]
+    pub fn on_ack(&mut self, t: Time, dup: bool) {
+        let b = self.bin(t);
+        b.acks += 1;
+        b.dupacks += dup as u64;
+        self.counters.acks_received += 1;
+        self.counters.dupacks += dup as u64;
     }
 
     pub fn event(&mut self, t: Time, kind: &'static str, value: f64) {

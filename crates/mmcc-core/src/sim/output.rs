@@ -140,6 +140,7 @@ fn series_table(sim: &Simulation) -> Table {
     let (mut tput, mut deliv, mut sent, mut retx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut cwnd, mut cwnd_seg, mut ssth, mut infl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut rtt, mut owd, mut rttn) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut acks, mut dups) = (Vec::new(), Vec::new());
     let end = sim.cfg.duration;
     for (i, f) in sim.flows.iter().enumerate() {
         let bin = f.rec.bin_width();
@@ -166,6 +167,8 @@ fn series_table(sim: &Simulation) -> Table {
             rtt.push(if x.rtt_n > 0 { x.rtt_sum_ns as f64 / x.rtt_n as f64 * 1e-6 } else { f64::NAN });
             owd.push(if x.owd_n > 0 { x.owd_sum_ns as f64 / x.owd_n as f64 * 1e-6 } else { f64::NAN });
             rttn.push(x.rtt_n as i64);
+            acks.push(x.acks as i64);
+            dups.push(x.dupacks as i64);
         }
     }
     Table::new("series")
@@ -182,6 +185,8 @@ fn series_table(sim: &Simulation) -> Table {
         .f64("rtt_mean_ms", rtt)
         .f64("owd_mean_ms", owd)
         .i64("rtt_samples", rttn)
+        .i64("acks", acks)
+        .i64("dupacks", dups)
 }
 
 fn cwnd_table(sim: &Simulation) -> Table {

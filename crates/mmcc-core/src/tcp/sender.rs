@@ -244,8 +244,8 @@ impl TcpSender {
 
     /// An ACK arrived.
     pub fn on_ack(&mut self, pkt: &Packet, ctx: &mut Ctx) {
-        ctx.rec.counters.acks_received += 1;
         if pkt.ack() < self.sb.snd_una {
+            ctx.rec.on_ack(ctx.now, false);
             return; // an old ACK overtaken by a newer one
         }
         // Writes due before this ACK see the buffer as it was before the ACK frees space.
@@ -263,12 +263,13 @@ impl TcpSender {
 
         // RFC 5681: a duplicate ACK acknowledges nothing new while data is outstanding.
         let mut delivered = res.delivered;
+        let is_dup = !advanced && outstanding_before > 0;
+        ctx.rec.on_ack(now, is_dup);
         if advanced {
             self.dupacks = 0;
             self.dup_bytes = self.dup_bytes.saturating_sub(res.cum_acked);
-        } else if outstanding_before > 0 {
+        } else if is_dup {
             self.dupacks += 1;
-            ctx.rec.counters.dupacks += 1;
             if !self.cfg.sack {
                 // RFC 6937: without SACK, a duplicate ACK delivered one segment.
                 let room = self.sb.outstanding().saturating_sub(self.mss + self.dup_bytes);

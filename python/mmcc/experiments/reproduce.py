@@ -114,6 +114,22 @@ def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
     ax[1].legend(fontsize=7)
     ax[0].set_title(f"CDFs, {base}")
     figs.append(_save(fig, fig_dir / "cdf.png"))
+    # instantaneous throughput and latency (per 100 ms) over time, base condition
+    fig, ax = plt.subplots(2, 1, figsize=(10, 6), sharex=True, constrained_layout=True)
+    for cca in THESIS_ALGORITHMS:
+        rid = by.get((cca, base, seed0))
+        if rid:
+            s_ = pq.read_table(out / "runs" / rid / "series.parquet").to_pydict()
+            ax[0].plot(s_["t_s"], s_["throughput_mbps"], lw=0.7, label=cca)
+            ax[1].plot(s_["t_s"], s_["rtt_mean_ms"], lw=0.7, label=cca)
+    ax[0].set_ylabel("throughput (Mb/s, 100 ms)")
+    ax[1].set_ylabel("RTT (ms, 100 ms mean)")
+    ax[1].set_xlabel("time (s)")
+    ax[0].legend(fontsize=7, ncol=4)
+    ax[0].set_title(f"instantaneous throughput and latency, {base}")
+    for a in ax:
+        a.grid(alpha=0.3)
+    figs.append(_save(fig, fig_dir / "instantaneous.png"))
     # SINR over time (the channel is the same for every algorithm of a seed)
     rid = by.get((THESIS_ALGORITHMS[0], base, seed0))
     p = out / "runs" / rid / "radio.parquet" if rid else None

@@ -13,6 +13,18 @@ import numpy as np  # noqa: E402
 from .results import RunResult, atomic_write_bytes  # noqa: E402
 
 
+def save_figure(fig, path: str | Path, dpi: int = 110) -> Path:
+    """Save a figure as PNG atomically (readers never see half a file) and close it."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp.png")
+    fig.savefig(tmp, dpi=dpi)
+    plt.close(fig)
+    atomic_write_bytes(out, tmp.read_bytes())
+    tmp.unlink()
+    return out
+
+
 def overview(result: RunResult, path: str | Path) -> Path:
     """cwnd, throughput (per 100 ms) and RTT over time, one line per flow, shared time axis."""
     cw = result.tables["cwnd"].to_pydict()
@@ -36,14 +48,7 @@ def overview(result: RunResult, path: str | Path) -> Path:
         a.grid(alpha=0.3)
     ax[0].legend(loc="upper right", fontsize=8)
     ax[0].set_title(f"{result.scenario.name} - seed {result.scenario.config['seed']}")
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    atomic_write_bytes(out, tmp.read_bytes())
-    tmp.unlink()
-    return out
+    return save_figure(fig, path)
 
 
 def _shade_nlos(ax, t, los):
@@ -75,13 +80,7 @@ def radio_figures(result: RunResult, out_dir: str | Path) -> list[Path]:
     written = []
 
     def save(fig, name):
-        p = out_dir / name
-        tmp = out_dir / f".{name}.tmp.png"
-        fig.savefig(tmp, dpi=110)
-        plt.close(fig)
-        atomic_write_bytes(p, tmp.read_bytes())
-        tmp.unlink()
-        written.append(p)
+        written.append(save_figure(fig, out_dir / name))
 
     fig, ax = plt.subplots(figsize=(10, 3.5), constrained_layout=True)
     _shade_nlos(ax, t, los)

@@ -16,6 +16,7 @@ import numpy as np  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 from .. import __version__  # noqa: E402
+from ..plots import save_figure  # noqa: E402
 from ..results import atomic_write_bytes  # noqa: E402
 from .sweep import RunSpec, load_summaries, run_sweep  # noqa: E402
 from .tables import improvement, markdown, pivot, write_table  # noqa: E402
@@ -45,13 +46,7 @@ def thesis_specs(seeds: int, duration: str | None = None) -> list[RunSpec]:
 
 
 def _save(fig, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    atomic_write_bytes(path, tmp.read_bytes())
-    tmp.unlink()
-    return path
+    return save_figure(fig, path, dpi=100)
 
 
 def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:

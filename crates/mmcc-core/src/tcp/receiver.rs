@@ -11,6 +11,83 @@ use crate::time::Time;
 use std::collections::{BTreeMap, VecDeque};
 
 
+/// Send times of out-of-order segments, for their one-way delay at delivery: a ring indexed by
+/// segment number for full, MSS-aligned segments (the normal case: O(1) insert and in-order
+/// removal however fragmented the window is), a sorted map for any other segment.
+struct OooTimes {
+    mss: u64,
+    /// Sequence number of `ring[0]` (a multiple of `mss`).
+    ring_base: u64,
+    ring: VecDeque<Option<(u32, Time)>>,
+    other: BTreeMap<u64, (u32, Time)>,
+}
+
+impl OooTimes {
+    fn new(mss: u64) -> Self {
+        OooTimes { mss: mss.max(1), ring_base: 0, ring: VecDeque::new(), other: BTreeMap::new() }
+    }
+
+    /// Store a segment; false if it was already stored (a duplicate).
+    fn insert(&mut self, seq: u64, len: u32, t: Time) -> bool {
+        if len as u64 == self.mss && seq % self.mss == 0 {
+            if self.ring.is_empty() {
+                self.ring_base = seq;
+            }
+            while seq < self.ring_base {
+                self.ring.push_front(None);
+                self.ring_base -= self.mss;
+            }
+            let i = ((seq - self.ring_base) / self.mss) as usize;
+            if i >= self.ring.len() {
+                self.ring.resize(i + 1, None);
+            }
+            if self.ring[i].is_some() {
+                return false;
+            }
+            self.ring[i] = Some((len, t));
+            true
+        } else {
+            match self.other.entry(seq) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert((len, t));
+                    true
+                }
+                std::collections::btree_map::Entry::Occupied(_) => false,
+            }
+        }
+    }
+
+    /// Remove and return the lowest stored segment starting below `end`.
+    fn pop_below(&mut self, end: u64) -> Option<(u64, u32, Time)> {
+        // leading empty slots below `end` are delivered data (in-order or odd-sized): drop them
+        while matches!(self.ring.front(), Some(None)) && self.ring_base < end {
+            self.ring.pop_front();
+            self.ring_base += self.mss;
+        }
+        let ring_first = match self.ring.front() {
+            Some(Some((len, t))) if self.ring_base < end => Some((self.ring_base, *len, *t)),
+            _ => None,
+        };
+        let other_first = self.other.first_key_value().filter(|(&k, _)| k < end).map(|(&k, &(l, t))| (k, l, t));
+        match (ring_first, other_first) {
+            (Some(r), Some(o)) if o.0 < r.0 => {
+                self.other.pop_first();
+                Some(o)
+            }
+            (Some(r), _) => {
+                self.ring.pop_front();
+                self.ring_base += self.mss;
+                Some(r)
+            }
+            (None, Some(o)) => {
+                self.other.pop_first();
+                Some(o)
+            }
+            (None, None) => None,
+        }
+    }
+}
+
 pub struct TcpReceiver {
     pub flow: FlowId,
     pub node: NodeId,
@@ -23,12 +100,11 @@ pub struct TcpReceiver {
     pub rcv_nxt: u64,
     /// Out-of-order data as merged ranges above `rcv_nxt`, sorted.
     ooo: VecDeque<Range>,
-    /// Sequence numbers of the latest out-of-order segments, newest first: their ranges are
-    /// the SACK blocks (RFC 2018 order) without scanning every range.
-    recent: [u64; MAX_SACK_BLOCKS],
+    /// The ranges of the latest out-of-order segments, newest first (RFC 2018 block order),
+    /// kept up to date as ranges merge or are delivered: an ACK's SACK blocks need no search.
+    recent: [Range; MAX_SACK_BLOCKS],
     nrecent: usize,
-    /// Out-of-order segments: seq -> (len, send time), for their one-way delay at delivery.
-    ooo_segs: BTreeMap<u64, (u32, Time)>,
+    ooo_segs: OooTimes,
     pending: u32,
     delack: LazyTimer,
     /// Application bytes delivered in order.
@@ -47,9 +123,9 @@ impl TcpReceiver {
             rcv_buf: cfg.rcv_buf,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
-            recent: [0; MAX_SACK_BLOCKS],
+            recent: [Range::default(); MAX_SACK_BLOCKS],
             nrecent: 0,
-            ooo_segs: BTreeMap::new(),
+            ooo_segs: OooTimes::new(cfg.mss as u64),
             pending: 0,
             delack: LazyTimer::new(),
             delivered: 0,
@@ -93,8 +169,7 @@ impl TcpReceiver {
             return;
         }
         // Out of order: keep it, ACK at once with SACK.
-        if let std::collections::btree_map::Entry::Vacant(v) = self.ooo_segs.entry(s) {
-            v.insert((pkt.len, pkt.sent_at));
+        if self.ooo_segs.insert(s, pkt.len, pkt.sent_at) {
             self.insert_ooo(s, e);
         } else {
             ctx.rec.counters.dup_data_received += 1;
@@ -103,59 +178,52 @@ impl TcpReceiver {
     }
 
     fn insert_ooo(&mut self, s: u64, e: u64) {
-        self.note_recent(s);
         // fast paths: the segment extends or follows the highest range (the usual case)
-        match self.ooo.back_mut() {
+        let merged = match self.ooo.back_mut() {
             Some(last) if s == last.end => {
                 last.end = e;
-                return;
+                *last
             }
             Some(last) if s > last.end => {
                 self.ooo.push_back(Range::new(s, e));
-                return;
+                Range::new(s, e)
             }
             None => {
                 self.ooo.push_back(Range::new(s, e));
-                return;
+                Range::new(s, e)
             }
-            _ => {}
-        }
-        let lo = self.ooo.partition_point(|r| r.end < s);
-        let hi = self.ooo.partition_point(|r| r.start <= e);
-        if lo == hi {
-            self.ooo.insert(lo, Range::new(s, e));
-        } else {
-            let merged = Range::new(self.ooo[lo].start.min(s), self.ooo[hi - 1].end.max(e));
-            self.ooo[lo] = merged;
-            self.ooo.drain(lo + 1..hi);
-        }
+            _ => {
+                let lo = self.ooo.partition_point(|r| r.end < s);
+                let hi = self.ooo.partition_point(|r| r.start <= e);
+                if lo == hi {
+                    self.ooo.insert(lo, Range::new(s, e));
+                    Range::new(s, e)
+                } else {
+                    let merged = Range::new(self.ooo[lo].start.min(s), self.ooo[hi - 1].end.max(e));
+                    self.ooo[lo] = merged;
+                    self.ooo.drain(lo + 1..hi);
+                    merged
+                }
+            }
+        };
+        self.note_recent(merged);
     }
 
-    /// Remember `s` as the newest out-of-order segment (for RFC 2018 block order).
-    fn note_recent(&mut self, s: u64) {
-        // newest first, without duplicates, no allocation
+    /// `merged` holds the newest out-of-order segment: it becomes the first SACK block; older
+    /// recent ranges it swallowed are dropped (RFC 2018 order, no allocation).
+    fn note_recent(&mut self, merged: Range) {
         let old = self.recent;
         let n = self.nrecent;
-        self.recent[0] = s;
+        self.recent[0] = merged;
         let mut k = 1;
-        for &x in &old[..n] {
-            if x != s && k < MAX_SACK_BLOCKS {
-                self.recent[k] = x;
+        for &r in &old[..n] {
+            let overlaps = r.start <= merged.end && r.end >= merged.start;
+            if !overlaps && k < MAX_SACK_BLOCKS {
+                self.recent[k] = r;
                 k += 1;
             }
         }
         self.nrecent = k;
-    }
-
-    /// The range holding byte `seq`, if it is still out of order.
-    fn range_of(&self, seq: u64) -> Option<Range> {
-        if let Some(last) = self.ooo.back() {
-            if seq >= last.start {
-                return (seq < last.end).then_some(*last);
-            }
-        }
-        let i = self.ooo.partition_point(|r| r.end <= seq);
-        self.ooo.get(i).copied().filter(|r| r.start <= seq)
     }
 
     /// Move out-of-order data that has become in order to the application.
@@ -165,11 +233,7 @@ impl TcpReceiver {
                 break;
             }
             self.ooo.pop_front();
-            while let Some((&seq, &(len, sent_at))) = self.ooo_segs.first_key_value() {
-                if seq >= r.end {
-                    break;
-                }
-                self.ooo_segs.pop_first();
+            while let Some((seq, len, sent_at)) = self.ooo_segs.pop_below(r.end) {
                 let end = seq + len as u64;
                 if end > self.rcv_nxt {
                     let from = self.rcv_nxt.max(seq);
@@ -179,6 +243,17 @@ impl TcpReceiver {
             }
             self.rcv_nxt = self.rcv_nxt.max(r.end);
         }
+        // delivered ranges are no SACK blocks any more
+        let rcv_nxt = self.rcv_nxt;
+        let old = self.recent;
+        let n = self.nrecent;
+        self.nrecent = 0;
+        for &r in &old[..n] {
+            if r.end > rcv_nxt {
+                self.recent[self.nrecent] = r;
+                self.nrecent += 1;
+            }
+        }
     }
 
     fn send_ack(&mut self, ctx: &mut Ctx) {
@@ -186,18 +261,8 @@ impl TcpReceiver {
         self.delack.cancel();
         // RFC 2018: the block holding the latest segment first, then the ranges of the other
         // most recent segments (each range once).
-        let mut blocks = [Range::default(); MAX_SACK_BLOCKS];
-        let mut n = 0;
-        if self.sack && !self.ooo.is_empty() {
-            for &seq in &self.recent[..self.nrecent] {
-                if let Some(r) = self.range_of(seq) {
-                    if !blocks[..n].contains(&r) {
-                        blocks[n] = r;
-                        n += 1;
-                    }
-                }
-            }
-        }
+        let n = if self.sack && !self.ooo.is_empty() { self.nrecent } else { 0 };
+        let blocks = self.recent;
         let pkt = Packet::new_ack(self.flow, self.node, self.peer, self.rcv_nxt, self.rcv_buf, &blocks[..n], ctx.now);
         ctx.rec.counters.acks_sent += 1;
         ctx.out.push(pkt);

@@ -163,6 +163,13 @@ impl Scoreboard {
         if self.segs.is_empty() || seq < self.snd_una || seq >= self.snd_nxt {
             return None;
         }
+        // Segments are nearly always one MSS long: guess the index, check, else search.
+        let guess = ((seq - self.snd_una) / self.segs[0].len.max(1) as u64) as usize;
+        if let Some(s) = self.segs.get(guess) {
+            if s.seq <= seq && seq < s.end() {
+                return Some(guess);
+            }
+        }
         let i = self.segs.partition_point(|s| s.end() <= seq);
         (i < self.segs.len()).then_some(i)
     }
@@ -363,23 +370,24 @@ impl Scoreboard {
     /// RFC 6675 IsLost(): a segment is lost when at least `dupthresh` SACKed segments lie above
     /// it. Marks every such segment not marked yet; returns the bytes newly marked lost.
     pub fn mark_losses(&mut self, dupthresh: u32) -> u64 {
-        let Some(high) = self.highest_sacked() else { return 0 };
-        let Some(mut i) = self.find(high - 1) else { return 0 };
-        // Walk down from the highest SACKed segment to the dupthresh-th SACKed one.
-        let mut count = 0;
-        loop {
-            if self.segs[i].sacked {
-                count += 1;
-                if count >= dupthresh {
-                    break;
-                }
+        // Find the dupthresh-th highest SACKed segment by counting whole segments per merged
+        // SACK range, from the top (long holes between ranges cost nothing).
+        let mut need = dupthresh.max(1) as usize;
+        let mut found = None;
+        for r in self.sacked.iter().rev() {
+            let (Some(a), Some(b)) = (self.find(r.start), self.find(r.end - 1)) else { continue };
+            let n = b + 1 - a;
+            if n >= need {
+                found = Some(b + 1 - need);
+                break;
             }
-            if i == 0 || self.base_id + i as u64 <= self.lost_hint {
-                return 0;
-            }
-            i -= 1;
+            need -= n;
         }
+        let Some(i) = found else { return 0 };
         let boundary = self.base_id + i as u64;
+        if boundary <= self.lost_hint {
+            return 0;
+        }
         let mut newly = 0;
         let mut id = self.lost_hint.max(self.base_id);
         while id < boundary {

@@ -29,7 +29,7 @@ impl OooTimes {
 
     /// Store a segment; false if it was already stored (a duplicate).
     fn insert(&mut self, seq: u64, len: u32, t: Time) -> bool {
-        if len as u64 == self.mss && seq % self.mss == 0 {
+        if len as u64 == self.mss && seq.is_multiple_of(self.mss) {
             if self.ring.is_empty() {
                 self.ring_base = seq;
             }

@@ -32,7 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="mmcc",
         description="TCP congestion control for 5G mmWave networks: a fast, deterministic packet-level simulator.",
-        epilog="Examples:\n  mmcc run dumbbell --out out/dumbbell\n  mmcc run my.toml --cca newreno --seed 3\n"
+        epilog="Examples:\n  mmcc run thesis-edge --cca bbr --param rlc_buffer=20MiB\n"
+               "  mmcc run my.toml --cca newreno --seed 3\n"
+               "  mmcc sweep thesis-edge --cca newreno,rttv --param per=0,1e-7 --seeds 3 --out out/sweep\n"
+               "  mmcc reproduce thesis --quick\n  mmcc query out/sweep \"SELECT cca, avg(throughput_mbps) FROM runs GROUP BY cca\"\n"
                "  mmcc presets\n  mmcc algorithms",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -10,6 +10,7 @@ use mmcc_core::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionKi
 use mmcc_core::tcp::rate::RateSample;
 use mmcc_core::time::Bandwidth;
 use pyo3::prelude::*;
+use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 
 /// The connection state seen by a Python algorithm (times in seconds, windows in bytes).
@@ -104,7 +105,8 @@ pub struct PyCca {
     controls_window: bool,
     fast_recovery: bool,
     error: ErrorSlot,
-    failed: bool,
+    /// Set after the first exception: no more Python calls for this flow.
+    failed: Cell<bool>,
 }
 
 impl PyCca {
@@ -113,12 +115,12 @@ impl PyCca {
         let name: String = b.getattr("name")?.extract()?;
         let controls_window: bool = b.getattr("controls_window")?.extract()?;
         let fast_recovery: bool = b.getattr("uses_fast_recovery")?.extract()?;
-        Ok(PyCca { obj, name, controls_window, fast_recovery, error, failed: false })
+        Ok(PyCca { obj, name, controls_window, fast_recovery, error, failed: Cell::new(false) })
     }
 
     /// Call `method(cc, *extra)`, copy the window back; returns the method's result.
-    fn call(&mut self, cc: &mut CcState, method: &str, extra: impl FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>>) -> Option<Py<PyAny>> {
-        if self.failed {
+    fn call(&self, cc: &mut CcState, method: &str, extra: impl FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>>) -> Option<Py<PyAny>> {
+        if self.failed.get() {
             return None;
         }
         let res = Python::attach(|py| -> PyResult<Py<PyAny>> {
@@ -133,7 +135,7 @@ impl PyCca {
         match res {
             Ok(v) => Some(v),
             Err(e) => {
-                self.failed = true;
+                self.failed.set(true);
                 let msg = Python::attach(|py| {
                     let tb = e.traceback(py).and_then(|t| t.format().ok()).unwrap_or_default();
                     format!("Python congestion control '{}' raised in {method}(): {e}{}", self.name,
@@ -173,15 +175,7 @@ impl CongestionControl for PyCca {
     fn ssthresh(&self, cc: &CcState) -> u64 {
         // pure by contract: called on a copy of the state
         let mut copy = cc.clone();
-        let mut me = PyCca {
-            obj: Python::attach(|py| self.obj.clone_ref(py)),
-            name: self.name.clone(),
-            controls_window: self.controls_window,
-            fast_recovery: self.fast_recovery,
-            error: self.error.clone(),
-            failed: self.failed,
-        };
-        let out = me.call(&mut copy, "ssthresh", |_| Ok(vec![]));
+        let out = self.call(&mut copy, "ssthresh", |_| Ok(vec![]));
         out.and_then(|v| Python::attach(|py| v.extract::<u64>(py).ok())).unwrap_or(cc.ssthresh).max(cc.min_ssthresh())
     }
     fn on_congestion_event(&mut self, cc: &mut CcState, kind: CongestionKind) {

@@ -167,7 +167,6 @@ def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
         r["seed"] = int(r["seed"])
     conds = [_cond("edge", b, p) for b in THESIS_BUFFERS for p in THESIS_PER] + [_cond("remote", "8MiB", p) for p in THESIS_PER]
     tables_dir, fig_dir = out / "tables", out / "figures"
-    written = []
     tp = pivot(rows, "throughput_mbps", "cca", "condition", THESIS_ALGORITHMS, conds)
     lat = pivot(rows, "rtt_mean_ms", "cca", "condition", THESIS_ALGORITHMS, conds)
     dup = pivot(rows, "dupack_ratio", "cca", "condition", THESIS_ALGORITHMS, conds)
@@ -181,34 +180,15 @@ def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
         sections.append((f"Latency improvement of {x} over each benchmark (%)", f"improvement_latency_{x}",
                          improvement(lat, x, bench, lower_is_better=True), "{:.1f}"))
     for title, stem, table, fmt in sections:
-        written += write_table(table, "algorithm", tables_dir / stem, fmt)
+        write_table(table, "algorithm", tables_dir / stem, fmt)
     figs = _figures(rows, out, fig_dir)
-    failed = sorted(p.parent.name for p in (out / "runs").glob("*/error.json"))
-    # HTML report
-    parts = [f"<h1>Reproduction: Alramli thesis, urban 28 GHz scenario (family T)</h1>",
-             f"<p>mmcc {html.escape(__version__)}; {len(rows)} runs ({seeds} seed(s): 1..{seeds}); "
-             f"{counts['ran']} run now, {counts['skipped']} reused; {len(failed)} failed; {wall:.0f} s wall.</p>",
-             "<p>Conditions: edge server (10 ms) with RLC buffers 0.25 / 2.5 / 20 MiB and remote server (40 ms) "
-             "with 8 MiB, each at per-byte PER 0, 1e-9, 1e-8, 1e-7 on the server link. Latency is the mean RTT "
-             "(the thesis' definition). Values are means over seeds.</p>"]
-    for title, stem, table, fmt in sections:
-        parts.append(f"<h2>{html.escape(title)}</h2>" + _md_to_html(markdown(table, "algorithm", fmt)))
-        parts.append(f'<p><a href="tables/{stem}.csv">CSV</a> · <a href="tables/{stem}.md">Markdown</a></p>')
-    parts.append("<h2>Figures</h2>")
-    for f in figs:
-        parts.append(f'<figure><img src="figures/{f.name}" alt="{f.stem}"><figcaption>{f.stem}</figcaption></figure>')
-    if failed:
-        parts.append("<h2>Failed runs</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in failed) + "</ul>")
-    parts.append("<h2>Run parameters</h2><pre>" + html.escape(json.dumps(
-        {"seeds": seeds, "quick": quick, "duration": duration or "preset (60 s)", "algorithms": THESIS_ALGORITHMS,
-         "buffers": THESIS_BUFFERS, "per": THESIS_PER}, indent=1)) + "</pre>")
-    style = ("<style>body{font-family:sans-serif;max-width:1200px;margin:auto}table{border-collapse:collapse;"
-             "font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}img{max-width:100%}</style>")
-    doc = f"<!doctype html><html><head><meta charset='utf-8'><title>mmcc: thesis reproduction</title>{style}</head>" \
-          f"<body>{''.join(parts)}</body></html>"
-    report = out / "report.html"
-    atomic_write_bytes(report, doc.encode())
-    return report
+    return _report(out, "Reproduction: Alramli thesis, urban 28 GHz scenario (family T)",
+                   f"{len(rows)} runs ({seeds} seed(s): 1..{seeds}). Conditions: edge server (10 ms) with RLC "
+                   "buffers 0.25 / 2.5 / 20 MiB and remote server (40 ms) with 8 MiB, each at per-byte PER 0, 1e-9, "
+                   "1e-8, 1e-7 on the server link. Latency is the mean RTT (the thesis' definition). Values are means "
+                   "over seeds.", sections, figs,
+                   {"seeds": seeds, "quick": quick, "duration": duration or "preset (60 s)",
+                    "algorithms": THESIS_ALGORITHMS, "buffers": THESIS_BUFFERS, "per": THESIS_PER}, counts, wall)
 
 
 # ---- generic helpers for the other publications ---------------------------------------------

@@ -78,7 +78,6 @@ pub struct Counters {
     pub last_delivery: Option<Time>,
     /// Deliveries that did not start where the previous one ended (must stay 0).
     pub stream_violations: u64,
-    pub spurious_rto_backoffs: u64,
 }
 
 #[derive(Default)]

@@ -75,7 +75,6 @@ pub struct Simulation {
     pcap: Option<(u32, PcapWriter)>,
     /// Cut-through: channel -> the channel its packets are handed to.
     handoff_to: Vec<Option<u32>>,
-    finished: bool,
 }
 
 impl Simulation {
@@ -168,7 +167,6 @@ impl Simulation {
             codel_dropped: Vec::new(),
             pcap,
             handoff_to,
-            finished: false,
         })
     }
 
@@ -260,7 +258,6 @@ impl Simulation {
     pub fn run(&mut self) {
         let end = Time(self.cfg.duration.0);
         self.run_until(end);
-        self.finished = true;
     }
 
     /// Run events up to and including time `until`.

@@ -280,13 +280,4 @@ impl TcpReceiver {
         }
     }
 
-    /// Bytes held out of order.
-    pub fn ooo_bytes(&self) -> u64 {
-        self.ooo.iter().map(|r| r.end - r.start).sum()
-    }
-
-    /// The out-of-order ranges (for tests).
-    pub fn ooo_ranges(&self) -> Vec<Range> {
-        self.ooo.iter().copied().collect()
-    }
 }

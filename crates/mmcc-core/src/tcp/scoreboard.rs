@@ -74,8 +74,6 @@ pub struct AckOutcome {
     /// RTT sample candidate: send time of the most recently sent newly delivered segment, if it
     /// was never retransmitted (Karn's rule).
     pub rtt_sent_at: Option<Time>,
-    /// Bytes of retransmitted segments that this ACK newly delivered.
-    pub delivered_retransmitted: u64,
 }
 
 #[derive(Default)]
@@ -211,9 +209,6 @@ impl Scoreboard {
         let mut note = |s: &SegRec, out: &mut AckOutcome| {
             high_tx = high_tx.max(s.tx_seq);
             out.delivered += s.len as u64;
-            if s.tx_count > 1 {
-                out.delivered_retransmitted += s.len as u64;
-            }
             if newest.is_none_or(|(t, _)| s.sent_at >= t) {
                 newest = Some((s.sent_at, s.tx_count == 1));
             }

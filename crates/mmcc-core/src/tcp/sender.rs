@@ -82,10 +82,6 @@ impl TcpSender {
         }
     }
 
-    pub fn state(&self) -> CaState {
-        self.cc.state
-    }
-
     /// Bytes estimated in the network: RFC 6675 pipe, less what duplicate ACKs reported
     /// delivered when SACK is off.
     pub fn pipe(&self) -> u64 {
@@ -196,17 +192,10 @@ impl TcpSender {
     fn retransmit(&mut self, id: u64, ctx: &mut Ctx) {
         let idle = self.pipe() == 0;
         let now = ctx.now;
-        let mut rec = *self.sb.get(id);
-        self.rate.on_send(&mut rec, now, idle);
-        {
-            let s = self.sb.get_mut(id);
-            s.delivered = rec.delivered;
-            s.delivered_time = rec.delivered_time;
-            s.first_sent_time = rec.first_sent_time;
-            s.app_limited = rec.app_limited;
-        }
+        self.rate.on_send(self.sb.get_mut(id), now, idle);
         self.sb.on_retransmit(id, now);
-        self.emit(rec.seq, rec.len, true, ctx);
+        let (seq, len) = (self.sb.get(id).seq, self.sb.get(id).len);
+        self.emit(seq, len, true, ctx);
     }
 
     fn emit(&mut self, seq: u64, len: u32, retx: bool, ctx: &mut Ctx) {

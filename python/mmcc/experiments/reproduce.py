@@ -157,16 +157,11 @@ def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
     out = Path(out_dir)
     seeds = 1 if quick else seeds
     specs = thesis_specs(seeds, duration)
-    t0 = time.perf_counter()
-    counts = run_sweep(specs, out, workers=workers, backend=backend, address=address)
-    wall = time.perf_counter() - t0
-    summ = load_summaries(out)
-    ids = {s.run_id() for s in specs}
-    rows = [r for r in summ.to_pylist() if r["run_id"] in ids]
+    counts, wall = _timed_sweep(specs, out, workers, backend, address)
+    rows = _rows_for(out, specs)
     for r in rows:
         r["seed"] = int(r["seed"])
     conds = [_cond("edge", b, p) for b in THESIS_BUFFERS for p in THESIS_PER] + [_cond("remote", "8MiB", p) for p in THESIS_PER]
-    tables_dir, fig_dir = out / "tables", out / "figures"
     tp = pivot(rows, "throughput_mbps", "cca", "condition", THESIS_ALGORITHMS, conds)
     lat = pivot(rows, "rtt_mean_ms", "cca", "condition", THESIS_ALGORITHMS, conds)
     dup = pivot(rows, "dupack_ratio", "cca", "condition", THESIS_ALGORITHMS, conds)
@@ -179,9 +174,7 @@ def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
                          improvement(tp, x, bench, lower_is_better=False), "{:.1f}"))
         sections.append((f"Latency improvement of {x} over each benchmark (%)", f"improvement_latency_{x}",
                          improvement(lat, x, bench, lower_is_better=True), "{:.1f}"))
-    for title, stem, table, fmt in sections:
-        write_table(table, "algorithm", tables_dir / stem, fmt)
-    figs = _figures(rows, out, fig_dir)
+    figs = _figures(rows, out, out / "figures")
     return _report(out, "Reproduction: Alramli thesis, urban 28 GHz scenario (family T)",
                    f"{len(rows)} runs ({seeds} seed(s): 1..{seeds}). Conditions: edge server (10 ms) with RLC "
                    "buffers 0.25 / 2.5 / 20 MiB and remote server (40 ms) with 8 MiB, each at per-byte PER 0, 1e-9, "
@@ -193,12 +186,20 @@ def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
 
 # ---- generic helpers for the other publications ---------------------------------------------
 
+def _timed_sweep(specs, out: Path, workers, backend, address) -> tuple[dict, float]:
+    """Run (or resume) the sweep; returns its counts and the wall time it took, for the report."""
+    t0 = time.perf_counter()
+    counts = run_sweep(specs, out, workers=workers, backend=backend, address=address)
+    return counts, time.perf_counter() - t0
+
+
 def _report(out: Path, title: str, intro: str, sections, figs, meta: dict, counts: dict, wall: float) -> Path:
     failed = sorted(p.parent.name for p in (out / "runs").glob("*/error.json"))
     parts = [f"<h1>{html.escape(title)}</h1>",
              f"<p>mmcc {html.escape(__version__)}; {counts['ran']} run now, {counts['skipped']} reused; "
              f"{len(failed)} failed; {wall:.0f} s wall.</p><p>{html.escape(intro)}</p>"]
     for t, stem, table, fmt in sections:
+        write_table(table, "algorithm", out / "tables" / stem, fmt)
         parts.append(f"<h2>{html.escape(t)}</h2>" + _md_to_html(markdown(table, "algorithm", fmt)))
         parts.append(f'<p><a href="tables/{stem}.csv">CSV</a> · <a href="tables/{stem}.md">Markdown</a></p>')
     if figs:
@@ -240,9 +241,7 @@ def reproduce_mmstcp(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
     fair5 = [RunSpec("mmstcp-fair5", seed=s, duration=duration, params=(("cca", a),),
                      labels=(("condition", "5 flows"),))
              for a in MMSTCP_ALGORITHMS for s in range(1, seeds + 1)]
-    t0 = time.perf_counter()
-    counts = run_sweep(single + fair2 + fair5, out, workers=workers, backend=backend, address=address)
-    wall = time.perf_counter() - t0
+    counts, wall = _timed_sweep(single + fair2 + fair5, out, workers, backend, address)
     rows = _rows_for(out, single)
     conds = ["scenario 1", "scenario 2", "scenario 3"]
     tp = pivot(rows, "throughput_mbps", "cca", "condition", MMSTCP_ALGORITHMS, conds)
@@ -259,8 +258,6 @@ def reproduce_mmstcp(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
                 ("Duplicate-ACK ratio within the first 3 s", "dupack_ratio_first_3s", dup3, "{:.4f}"),
                 ("Inter-protocol fairness: Jain's index of two flows", "jain_2flows", j2, "{:.3f}"),
                 ("Intra-protocol fairness: Jain's index of five flows", "jain_5flows", j5, "{:.3f}")]
-    for _, stem, table, fmt in sections:
-        write_table(table, "algorithm", out / "tables" / stem, fmt)
     fig, ax = plt.subplots(figsize=(8, 3.5), constrained_layout=True)
     x = np.arange(len(conds))
     for i, a in enumerate(MMSTCP_ALGORITHMS):
@@ -297,9 +294,7 @@ def reproduce_dtcp(out_dir: str | Path, *, seeds: int = 3, quick: bool = False, 
                      labels=(("condition", "5 flows"), ("algorithm", a))) for a in DTCP_ALGORITHMS for s in S]
     inter = [RunSpec("dtcp-inter", seed=s, duration=duration, labels=(("condition", "mixed 5 flows"),
                                                                        ("algorithm", "mix"))) for s in S]
-    t0 = time.perf_counter()
-    counts = run_sweep(mm + wired + intra + inter, out, workers=workers, backend=backend, address=address)
-    wall = time.perf_counter() - t0
+    counts, wall = _timed_sweep(mm + wired + intra + inter, out, workers, backend, address)
     mm_rows, w_rows = _rows_for(out, mm), _rows_for(out, wired)
     mcols = [c for _, c in mm_conds]
     wcols = [f"{r} loss {l:g}" for r, l in wired_conds]
@@ -318,8 +313,6 @@ def reproduce_dtcp(out_dir: str | Path, *, seeds: int = 3, quick: bool = False, 
     tp = sections[0][2]
     sections.append(("mmWave: throughput improvement of D-TCP over each benchmark (%)", "improvement_throughput_dtcp",
                      improvement(tp, "dtcp", DTCP_ALGORITHMS[1:], lower_is_better=False), "{:.1f}"))
-    for _, stem, table, fmt in sections:
-        write_table(table, "algorithm", out / "tables" / stem, fmt)
     fig, ax = plt.subplots(1, 2, figsize=(11, 3.5), constrained_layout=True)
     for a_i, a in enumerate(DTCP_ALGORITHMS):
         ax[0].bar(np.arange(len(mcols)) + a_i * 0.11, tp[2][a_i], width=0.11, label=a)
@@ -351,9 +344,7 @@ def reproduce_siddiqui(out_dir: str | Path, *, seeds: int = 3, quick: bool = Fal
     conds = [("siddiqui-1a", "1a"), ("siddiqui-1b", "1b"), ("siddiqui-1c", "1c")]
     specs = [RunSpec(p, seed=s, duration=duration, params=(("cca", a),), labels=(("condition", c), ("algorithm", a)))
              for p, c in conds for a in SIDDIQUI_ALGORITHMS for s in range(1, seeds + 1)]
-    t0 = time.perf_counter()
-    counts = run_sweep(specs, out, workers=workers, backend=backend, address=address)
-    wall = time.perf_counter() - t0
+    counts, wall = _timed_sweep(specs, out, workers, backend, address)
     rows = _rows_for(out, specs)
     cols = [c for _, c in conds]
     sections = [
@@ -364,8 +355,6 @@ def reproduce_siddiqui(out_dir: str | Path, *, seeds: int = 3, quick: bool = Fal
         ("Retransmissions", "retransmits", pivot(rows, "retransmits", "algorithm", "condition", SIDDIQUI_ALGORITHMS,
                                                  cols), "{:.0f}"),
     ]
-    for _, stem, table, fmt in sections:
-        write_table(table, "algorithm", out / "tables" / stem, fmt)
     # cwnd (bytes) over time per algorithm in scenario 1a, the paper's main figure
     fig, ax = plt.subplots(len(SIDDIQUI_ALGORITHMS), 1, figsize=(10, 1.8 * len(SIDDIQUI_ALGORITHMS)), sharex=True,
                            constrained_layout=True)

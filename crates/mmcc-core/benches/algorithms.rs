@@ -2,7 +2,7 @@
 //! 1. per-ACK cost: ns per (on_ack + increase_window + on_rate_sample) call on a fake state;
 //! 2. the 60 s, 1 Gb/s dumbbell run with the algorithm, and its ratio to NewReno's.
 //!
-//!     cargo bench -p mmcc-core --bench algorithms [-- --seconds S]
+//!     cargo bench -p mmcc-core --bench algorithms [-- --seconds S --repeat N --cca NAME]
 #![allow(clippy::disallowed_methods)]
 
 #[path = "../tests/common/mod.rs"]
@@ -55,28 +55,43 @@ fn per_ack_ns(name: &str) -> f64 {
     t0.elapsed().as_secs_f64() * 1e9 / n as f64
 }
 
-fn run_secs(name: &str, secs: u64) -> f64 {
-    let mut best = f64::MAX;
-    for _ in 0..2 {
-        let mut cfg = common::dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(secs));
-        cfg.flows[0].cca = name.into();
-        let t0 = Instant::now();
-        let mut sim = Simulation::new(cfg).unwrap();
-        sim.run();
-        best = best.min(t0.elapsed().as_secs_f64());
+fn run_once(name: &str, secs: u64) -> f64 {
+    let mut cfg = common::dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(secs));
+    cfg.flows[0].cca = name.into();
+    let t0 = Instant::now();
+    let mut sim = Simulation::new(cfg).unwrap();
+    sim.run();
+    t0.elapsed().as_secs_f64()
+}
+
+/// Best of `repeat` runs of `name`, each paired with a NewReno run right after it (the
+/// machine's speed drifts; the ratio is taken against NewReno's best within the pairing).
+fn paired(name: &str, secs: u64, repeat: usize) -> (f64, f64) {
+    let (mut best, mut base) = (f64::MAX, f64::MAX);
+    for _ in 0..repeat {
+        best = best.min(run_once(name, secs));
+        base = base.min(run_once("newreno", secs));
     }
-    best
+    (best, base)
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let secs: u64 = args.iter().position(|a| a == "--seconds").and_then(|i| args.get(i + 1)).map_or(60, |s| s.parse().unwrap());
-    let base = run_secs("newreno", secs);
+    let get = |flag: &str, default: &str| -> String {
+        args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned().unwrap_or(default.to_string())
+    };
+    let secs: u64 = get("--seconds", "60").parse().expect("--seconds N");
+    let repeat: usize = get("--repeat", "3").parse().expect("--repeat N");
+    let only = get("--cca", "");
     println!("benchmark: every algorithm; per-ACK cost on a fake state, and the {secs} s 1 Gb/s dumbbell run");
-    println!("{:10} {:>12} {:>12} {:>10}", "cca", "ns per ACK", "run wall s", "vs newreno");
+    println!("(best of {repeat} runs, each followed by a NewReno run; ratio to NewReno's best of those)");
+    println!("{:10} {:>12} {:>12} {:>12} {:>10}", "cca", "ns per ACK", "run wall s", "newreno s", "vs newreno");
     for a in cca::algorithms() {
+        if !only.is_empty() && a.name != only {
+            continue;
+        }
         let ns = per_ack_ns(a.name);
-        let w = if a.name == "newreno" { base } else { run_secs(a.name, secs) };
-        println!("{:10} {:12.1} {:12.3} {:10.2}", a.name, ns, w, w / base);
+        let (w, base) = paired(a.name, secs, repeat);
+        println!("{:10} {:12.1} {:12.3} {:12.3} {:10.2}", a.name, ns, w, base, w / base);
     }
 }

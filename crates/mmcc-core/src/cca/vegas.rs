@@ -11,7 +11,7 @@
 //!
 //! Between round ends, slow start grows per ACK as usual and congestion avoidance holds.
 //! With 2 or fewer samples in a round, NewReno's growth applies. Loss: ssthresh =
-//! `max(min(ssthresh, flight - MSS), 2 MSS)` (ns-3 `TcpVegas::GetSsThresh`). Vegas runs only in
+//! `max(min(ssthresh, cwnd - MSS), 2 MSS)` (ns-3 `TcpVegas::GetSsThresh`). Vegas runs only in
 //! the Open state (ns-3 `CongestionStateSet`).
 
 use super::util::{reno_ca, set_cwnd_segments, slow_start, FracAcc, Round};
@@ -102,8 +102,9 @@ impl CongestionControl for Vegas {
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        // ns-3 TcpVegas::GetSsThresh: max(min(ssthresh, flight - MSS), 2 MSS)
-        (cc.ssthresh.min(cc.bytes_in_flight.saturating_sub(cc.mss))).max(cc.min_ssthresh())
+        // ns-3 TcpVegas::GetSsThresh: max(min(ssthresh, cwnd - MSS), 2 MSS) (the window, not
+        // the flight size as most algorithms use)
+        (cc.ssthresh.min(cc.cwnd.saturating_sub(cc.mss))).max(cc.min_ssthresh())
     }
     fn on_state_change(&mut self, cc: &mut CcState, _from: CaState) {
         self.enabled = cc.state == CaState::Open;
@@ -157,6 +158,19 @@ mod tests {
         let (v, mut cc) = vegas_at(100, 20);
         v.update(&mut cc, Dur::from_millis(21));
         assert_eq!(cc.cwnd, 99_000);
+    }
+
+    #[test]
+    fn loss_lowers_ssthresh_to_one_segment_below_the_window() {
+        // ns-3 TcpVegas::GetSsThresh: max(min(ssthresh, cwnd - MSS), 2 MSS), whatever the flight
+        let v = Vegas::new(2.0, 4.0, 1.0);
+        let mut cc = state(1000, 100, 1_000_000);
+        cc.bytes_in_flight = 60_000;
+        assert_eq!(v.ssthresh(&cc), 99_000);
+        cc.ssthresh = 50_000;
+        assert_eq!(v.ssthresh(&cc), 50_000);
+        cc.cwnd = 2_000;
+        assert_eq!(v.ssthresh(&cc), 2_000);
     }
 
     #[test]

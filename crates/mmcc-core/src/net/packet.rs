@@ -1,6 +1,7 @@
 //! The packet: a TCP/IP segment whose payload is virtual (only its length and stream offset).
 
 use crate::time::Time;
+use std::collections::VecDeque;
 
 /// Bytes of IPv4 (20) and TCP (20) headers on every packet.
 pub const HEADER_BYTES: u32 = 40;
@@ -33,6 +34,67 @@ impl Range {
     pub fn is_empty(&self) -> bool {
         self.end <= self.start
     }
+
+    /// In `ranges` (sorted, disjoint): the index span `lo..hi` of the ranges that overlap or
+    /// touch `self`. Searched by galloping from the nearer end (new SACK blocks and
+    /// out-of-order segments land near the highest ranges, retransmissions near the lowest),
+    /// so the cost is a few cache lines however many ranges there are.
+    pub fn touching(&self, ranges: &VecDeque<Range>) -> (usize, usize) {
+        let n = ranges.len();
+        if n > 8 && self.end < ranges[n / 2].start {
+            let lo = gallop(ranges, 0, |r| r.end < self.start);
+            let hi = gallop(ranges, lo, |r| r.start <= self.end);
+            (lo, hi)
+        } else {
+            let hi = gallop_back(ranges, n, |r| r.start > self.end);
+            let lo = gallop_back(ranges, hi, |r| r.end >= self.start);
+            (lo, hi)
+        }
+    }
+}
+
+/// The first index at or after `from` where `below` turns false (`below` holds on a prefix):
+/// exponential steps up from `from`, then a binary search inside the last step.
+fn gallop(v: &VecDeque<Range>, from: usize, below: impl Fn(&Range) -> bool) -> usize {
+    let n = v.len();
+    let (mut lo, mut step) = (from, 1);
+    while lo + step <= n && below(&v[lo + step - 1]) {
+        lo += step;
+        step *= 2;
+    }
+    // everything before lo is below; the answer is in lo..=min(lo + step - 1, n)
+    let (mut a, mut b) = (lo, (lo + step - 1).min(n));
+    while a < b {
+        let m = (a + b) / 2;
+        if below(&v[m]) {
+            a = m + 1;
+        } else {
+            b = m;
+        }
+    }
+    a
+}
+
+/// The smallest index `i <= to` such that `above` holds for every range in `i..to` (`above`
+/// holds on a suffix of `..to`): exponential steps down from `to`, then a binary search
+/// inside the last step.
+fn gallop_back(v: &VecDeque<Range>, to: usize, above: impl Fn(&Range) -> bool) -> usize {
+    let (mut hi, mut step) = (to, 1);
+    while hi >= step && above(&v[hi - step]) {
+        hi -= step;
+        step *= 2;
+    }
+    // everything in hi..to is above; the answer is in (hi - step)..=hi
+    let (mut a, mut b) = (hi.saturating_sub(step), hi);
+    while a < b {
+        let m = (a + b) / 2;
+        if above(&v[m]) {
+            b = m;
+        } else {
+            a = m + 1;
+        }
+    }
+    a
 }
 
 /// A packet. Kept to 64 bytes (one cache line): packets are copied between queues on every
@@ -136,5 +198,20 @@ mod tests {
     #[test]
     fn a_packet_is_one_cache_line() {
         assert_eq!(std::mem::size_of::<Packet>(), 64);
+    }
+
+    #[test]
+    fn touching_matches_a_linear_scan() {
+        // ranges [10k, 10k + 5) for k = 0..50
+        let v: VecDeque<Range> = (0..50).map(|k| Range::new(10 * k, 10 * k + 5)).collect();
+        for s in 0..520 {
+            for len in [0, 1, 4, 5, 6, 30] {
+                let r = Range::new(s, s + len);
+                let lo = v.iter().position(|x| x.end >= r.start).unwrap_or(v.len());
+                let hi = v.iter().position(|x| x.start > r.end).unwrap_or(v.len());
+                assert_eq!(r.touching(&v), (lo, hi), "{r:?}");
+            }
+        }
+        assert_eq!(Range::new(3, 4).touching(&VecDeque::new()), (0, 0));
     }
 }

@@ -54,6 +54,9 @@ pub struct Accounting {
     pub dropped_bytes: u64,
 }
 
+/// Key of the drop counters: (channel or radio port, flow, 1 for ACKs, cause).
+pub type DropKey = (u32, u32, u8, DropCause);
+
 pub struct Simulation {
     cfg: SimConfig,
     sched: Scheduler<Event>,
@@ -65,8 +68,11 @@ pub struct Simulation {
     flows: Vec<Flow>,
     delayed: Vec<Option<Packet>>,
     delayed_free: Vec<u32>,
-    /// (chan, flow, kind, cause) -> (packets, bytes)
-    drops: BTreeMap<(u32, u32, u8, DropCause), (u64, u64)>,
+    /// (chan, flow, kind, cause) -> (packets, bytes); the latest key's counts accumulate in
+    /// `drop_memo` (drops come in long runs of one key) and are merged into the map when the
+    /// key changes and when read.
+    drops: BTreeMap<DropKey, (u64, u64)>,
+    drop_memo: Option<(DropKey, (u64, u64))>,
     /// per flow: [data, ack]
     acct: Vec<[Accounting; 2]>,
     outbox: Vec<Packet>,
@@ -161,6 +167,7 @@ impl Simulation {
             delayed: Vec::new(),
             delayed_free: Vec::new(),
             drops: BTreeMap::new(),
+            drop_memo: None,
             acct: vec![[Accounting::default(); 2]; nflows],
             outbox: Vec::with_capacity(64),
             timer_reqs: Vec::with_capacity(16),
@@ -497,9 +504,21 @@ impl Simulation {
 
     fn count_drop(&mut self, chan: u32, p: &Packet, cause: DropCause) {
         let k = (p.kind == Kind::Ack) as u8;
-        let e = self.drops.entry((chan, p.flow, k, cause)).or_default();
-        e.0 += 1;
-        e.1 += p.wire_bytes() as u64;
+        let key = (chan, p.flow, k, cause);
+        match &mut self.drop_memo {
+            Some((mk, e)) if *mk == key => {
+                e.0 += 1;
+                e.1 += p.wire_bytes() as u64;
+            }
+            memo => {
+                if let Some((mk, (n, b))) = memo.take() {
+                    let e = self.drops.entry(mk).or_default();
+                    e.0 += n;
+                    e.1 += b;
+                }
+                *memo = Some((key, (1, p.wire_bytes() as u64)));
+            }
+        }
         let a = &mut self.acct[p.flow as usize][k as usize];
         a.dropped += 1;
         a.dropped_bytes += p.len as u64;
@@ -594,8 +613,14 @@ impl Simulation {
         &self.flows[flow].rec
     }
     /// Drop counts: (channel, flow, is_ack, cause) -> (packets, wire bytes).
-    pub fn drops(&self) -> &BTreeMap<(u32, u32, u8, DropCause), (u64, u64)> {
-        &self.drops
+    pub fn drops(&self) -> BTreeMap<DropKey, (u64, u64)> {
+        let mut all = self.drops.clone();
+        if let Some((k, (n, b))) = self.drop_memo {
+            let e = all.entry(k).or_default();
+            e.0 += n;
+            e.1 += b;
+        }
+        all
     }
 
     /// Finish the pcap file (if any).

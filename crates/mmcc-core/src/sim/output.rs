@@ -64,7 +64,7 @@ fn flows_table(sim: &Simulation) -> Table {
         let s = &f.sender;
         let mut drops = [0u64; 6];
         let mut ack_drops = 0;
-        for (&(_, flow, is_ack, cause), &(pk, _)) in sim.drops() {
+        for (&(_, flow, is_ack, cause), &(pk, _)) in &sim.drops() {
             if flow as usize == i {
                 if is_ack == 1 {
                     ack_drops += pk;
@@ -257,7 +257,7 @@ fn hist_table(sim: &Simulation, name: &str, get: impl Fn(&crate::record::FlowRec
 fn drops_table(sim: &Simulation) -> Table {
     let (mut link, mut dir, mut flow, mut kind, mut cause, mut pk, mut by) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (&(chan, fl, is_ack, c), &(p, b)) in sim.drops() {
+    for (&(chan, fl, is_ack, c), &(p, b)) in &sim.drops() {
         let (l, d) = sim.port_name(chan);
         link.push(l);
         dir.push(d);

@@ -11,6 +11,9 @@ use crate::time::Time;
 use std::collections::{BTreeMap, VecDeque};
 
 
+/// Marks a ring slot whose segment is not held (no real send time is this late).
+const EMPTY: Time = Time(u64::MAX);
+
 /// Send times of out-of-order segments, for their one-way delay at delivery: a ring indexed by
 /// segment number for full, MSS-aligned segments (the normal case: O(1) insert and in-order
 /// removal however fragmented the window is), a sorted map for any other segment.
@@ -18,7 +21,8 @@ struct OooTimes {
     mss: u64,
     /// Sequence number of `ring[0]` (a multiple of `mss`).
     ring_base: u64,
-    ring: VecDeque<Option<(u32, Time)>>,
+    /// Send time of each full segment held, `EMPTY` for a slot not held (8 bytes per slot).
+    ring: VecDeque<Time>,
     other: BTreeMap<u64, (u32, Time)>,
 }
 
@@ -29,22 +33,29 @@ impl OooTimes {
 
     /// Store a segment; false if it was already stored (a duplicate).
     fn insert(&mut self, seq: u64, len: u32, t: Time) -> bool {
+        // the usual case: the full segment right above the ring (no division)
+        if len as u64 == self.mss && !self.ring.is_empty() && seq == self.ring_base + self.ring.len() as u64 * self.mss {
+            self.ring.push_back(t);
+            return true;
+        }
         if len as u64 == self.mss && seq.is_multiple_of(self.mss) {
             if self.ring.is_empty() {
                 self.ring_base = seq;
             }
             while seq < self.ring_base {
-                self.ring.push_front(None);
+                self.ring.push_front(EMPTY);
                 self.ring_base -= self.mss;
             }
             let i = ((seq - self.ring_base) / self.mss) as usize;
-            if i >= self.ring.len() {
-                self.ring.resize(i + 1, None);
+            if i == self.ring.len() {
+                self.ring.push_back(EMPTY); // the usual case: the next segment up
+            } else if i > self.ring.len() {
+                self.ring.resize(i + 1, EMPTY);
             }
-            if self.ring[i].is_some() {
+            if self.ring[i] != EMPTY {
                 return false;
             }
-            self.ring[i] = Some((len, t));
+            self.ring[i] = t;
             true
         } else {
             match self.other.entry(seq) {
@@ -60,12 +71,12 @@ impl OooTimes {
     /// Remove and return the lowest stored segment starting below `end`.
     fn pop_below(&mut self, end: u64) -> Option<(u64, u32, Time)> {
         // leading empty slots below `end` are delivered data (in-order or odd-sized): drop them
-        while matches!(self.ring.front(), Some(None)) && self.ring_base < end {
+        while self.ring.front() == Some(&EMPTY) && self.ring_base < end {
             self.ring.pop_front();
             self.ring_base += self.mss;
         }
         let ring_first = match self.ring.front() {
-            Some(Some((len, t))) if self.ring_base < end => Some((self.ring_base, *len, *t)),
+            Some(&t) if self.ring_base < end => Some((self.ring_base, self.mss as u32, t)),
             _ => None,
         };
         let other_first = self.other.first_key_value().filter(|(&k, _)| k < end).map(|(&k, &(l, t))| (k, l, t));
@@ -193,8 +204,7 @@ impl TcpReceiver {
                 Range::new(s, e)
             }
             _ => {
-                let lo = self.ooo.partition_point(|r| r.end < s);
-                let hi = self.ooo.partition_point(|r| r.start <= e);
+                let (lo, hi) = Range::new(s, e).touching(&self.ooo);
                 if lo == hi {
                     self.ooo.insert(lo, Range::new(s, e));
                     Range::new(s, e)

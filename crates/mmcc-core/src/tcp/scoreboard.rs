@@ -12,7 +12,8 @@
 
 use crate::net::Range;
 use crate::time::Time;
-use std::collections::{BTreeSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// One segment in flight (or lost, or SACKed, but not yet cumulatively acknowledged).
 #[derive(Clone, Copy, Debug)]
@@ -90,9 +91,12 @@ pub struct Scoreboard {
     sacked: VecDeque<Range>,
     /// Segments with id < `lost_hint` have been examined by the loss rule.
     lost_hint: u64,
-    /// Ids of segments marked lost and waiting for a retransmission (entries that were since
-    /// SACKed, acknowledged or retransmitted are dropped lazily).
-    rtx_candidates: BTreeSet<u64>,
+    /// Ids of segments marked lost and waiting for a retransmission: `rtx_fwd` in ascending
+    /// order (the loss rule marks upwards, so it only appends), `rtx_again` for the rest (lost
+    /// retransmissions). Entries that were since SACKed, acknowledged or retransmitted are
+    /// dropped lazily by `next_lost`; an id may appear twice, validity is checked at the head.
+    rtx_fwd: VecDeque<u64>,
+    rtx_again: BinaryHeap<Reverse<u64>>,
     /// Transmissions so far (new and retransmitted): the send order of each copy.
     tx_counter: u64,
     /// Highest send order among the segments delivered (SACKed or acknowledged) so far.
@@ -189,7 +193,6 @@ impl Scoreboard {
         let i = self.idx(id);
         self.tx_counter += 1;
         self.rtx_order.push_back((self.tx_counter, id));
-        self.rtx_candidates.remove(&id);
         let s = &mut self.segs[i];
         s.sent_at = now;
         s.tx_seq = self.tx_counter;
@@ -253,7 +256,9 @@ impl Scoreboard {
         // from the previous ACK are skipped outright.
         let (prev, prev_n) = (self.last_blocks, self.last_n);
         self.last_n = blocks.len().min(4);
-        self.last_blocks[..self.last_n].copy_from_slice(&blocks[..self.last_n]);
+        for (k, b) in blocks.iter().take(4).enumerate() {
+            self.last_blocks[k] = *b; // element-wise: no memcpy call for a few bytes
+        }
         for b in blocks {
             if prev[..prev_n].contains(b) {
                 continue;
@@ -314,7 +319,7 @@ impl Scoreboard {
                 s.rtx_inflight = false;
                 self.retrans_bytes -= s.len as u64;
                 found += s.len as u64;
-                self.rtx_candidates.insert(id);
+                self.rtx_again.push(Reverse(id));
             }
         }
         found
@@ -336,8 +341,7 @@ impl Scoreboard {
         }
         let mut n = 0;
         // ranges overlapping or touching b
-        let lo = self.sacked.partition_point(|r| r.end < b.start);
-        let hi = self.sacked.partition_point(|r| r.start <= b.end);
+        let (lo, hi) = b.touching(&self.sacked);
         let mut cursor = b.start;
         for r in self.sacked.range(lo..hi) {
             if r.start > cursor && n < fresh.len() {
@@ -370,13 +374,15 @@ impl Scoreboard {
         let mut need = dupthresh.max(1) as usize;
         let mut found = None;
         for r in self.sacked.iter().rev() {
-            let (Some(a), Some(b)) = (self.find(r.start), self.find(r.end - 1)) else { continue };
-            let n = b + 1 - a;
-            if n >= need {
+            let Some(b) = self.find(r.end - 1) else { continue };
+            // usually the range holds `need` segments: check the candidate (recently touched)
+            // before looking up the range's start
+            if b + 1 >= need && self.segs[b + 1 - need].end() > r.start {
                 found = Some(b + 1 - need);
                 break;
             }
-            need -= n;
+            let Some(a) = self.find(r.start) else { continue };
+            need -= b + 1 - a;
         }
         let Some(i) = found else { return 0 };
         let boundary = self.base_id + i as u64;
@@ -392,7 +398,7 @@ impl Scoreboard {
                 s.lost = true;
                 self.lost_bytes += s.len as u64;
                 newly += s.len as u64;
-                self.rtx_candidates.insert(id);
+                self.add_candidate(id);
             }
             id += 1;
         }
@@ -407,8 +413,17 @@ impl Scoreboard {
             if !s.sacked && !s.lost {
                 s.lost = true;
                 self.lost_bytes += s.len as u64;
-                self.rtx_candidates.insert(self.base_id);
+                self.add_candidate(self.base_id);
             }
+        }
+    }
+
+    /// Queue segment `id` (just marked lost) for retransmission.
+    fn add_candidate(&mut self, id: u64) {
+        if self.rtx_fwd.back().is_none_or(|&b| b < id) {
+            self.rtx_fwd.push_back(id);
+        } else {
+            self.rtx_again.push(Reverse(id));
         }
     }
 
@@ -419,16 +434,34 @@ impl Scoreboard {
     /// RFC 6675 NextSeg() rule 1: the lowest segment that is lost, not SACKed and not already
     /// retransmitted in this episode.
     pub fn next_lost(&mut self) -> Option<u64> {
-        while let Some(&id) = self.rtx_candidates.first() {
+        if self.lost_bytes == 0 {
+            // no segment is lost and un-SACKed: every queued id is stale
+            self.rtx_fwd.clear();
+            self.rtx_again.clear();
+            return None;
+        }
+        loop {
+            let fwd = self.rtx_fwd.front().copied();
+            let again = self.rtx_again.peek().map(|r| r.0);
+            let (id, from_fwd) = match (fwd, again) {
+                (Some(f), Some(a)) if a < f => (a, false),
+                (Some(f), _) => (f, true),
+                (None, Some(a)) => (a, false),
+                (None, None) => return None,
+            };
             if id >= self.base_id {
                 let s = &self.segs[self.idx(id)];
                 if s.lost && !s.sacked && !s.rtx_inflight {
                     return Some(id);
                 }
             }
-            self.rtx_candidates.pop_first(); // acknowledged, SACKed or retransmitted since
+            // acknowledged, SACKed or retransmitted since
+            if from_fwd {
+                self.rtx_fwd.pop_front();
+            } else {
+                self.rtx_again.pop();
+            }
         }
-        None
     }
 
     /// After a retransmission timeout: every segment not SACKed is lost and no retransmission
@@ -436,13 +469,14 @@ impl Scoreboard {
     pub fn mark_all_lost(&mut self) {
         self.lost_bytes = 0;
         self.retrans_bytes = 0;
-        self.rtx_candidates.clear();
+        self.rtx_fwd.clear();
+        self.rtx_again.clear();
         for (k, s) in self.segs.iter_mut().enumerate() {
             s.rtx_inflight = false;
             if !s.sacked {
                 s.lost = true;
                 self.lost_bytes += s.len as u64;
-                self.rtx_candidates.insert(self.base_id + k as u64);
+                self.rtx_fwd.push_back(self.base_id + k as u64);
             }
         }
         self.lost_hint = self.base_id + self.segs.len() as u64;
@@ -593,6 +627,38 @@ mod tests {
         b.on_ack(0, &[r(1, 4), r(10, 14)], |_| {});
         assert_eq!(b.detect_lost_retransmissions(3), 1000);
         assert_eq!(b.next_lost(), Some(0));
+        b.check().unwrap();
+    }
+
+    #[test]
+    fn a_lost_retransmission_goes_before_higher_lost_segments() {
+        let mut b = board(20);
+        // holes at 0 and 5: both lost
+        b.on_ack(0, &[r(6, 10), r(1, 5)], |_| {});
+        b.mark_losses(3);
+        assert_eq!(b.next_lost(), Some(0));
+        b.on_retransmit(0, Time(100)); // send order 21
+        assert_eq!(b.next_lost(), Some(5));
+        // new data 20..24 (send order 22..25) is SACKed: the retransmission of 0 was lost
+        for i in 20..24 {
+            b.push_new(SegRec::new(i * 1000, 1000, Time(i)));
+        }
+        b.on_ack(0, &[r(20, 24), r(6, 10), r(1, 5)], |_| {});
+        assert_eq!(b.mark_losses(3), 10_000); // 10..20
+        assert_eq!(b.detect_lost_retransmissions(3), 1000);
+        // lowest first: segment 0 again, then 5, then the holes 10..20 below the new SACK
+        assert_eq!(b.next_lost(), Some(0));
+        b.on_retransmit(0, Time(200));
+        assert_eq!(b.next_lost(), Some(5));
+        b.on_retransmit(5, Time(201));
+        assert_eq!(b.next_lost(), Some(10));
+        // SACKing a queued candidate removes it from the queue
+        b.on_ack(0, &[r(10, 11), r(20, 24), r(6, 10)], |_| {});
+        assert_eq!(b.next_lost(), Some(11));
+        b.check().unwrap();
+        // once nothing is lost any more, the queue is empty
+        b.on_ack(24_000, &[], |_| {});
+        assert_eq!(b.next_lost(), None);
         b.check().unwrap();
     }
 

@@ -271,26 +271,26 @@ impl Scoreboard {
             let n = self.insert_sacked(b, &mut fresh);
             for r in &fresh[..n] {
                 out.new_sack = true;
-                let Some(mut i) = self.find(r.start) else { continue };
-                while i < self.segs.len() && self.segs[i].seq < r.end {
-                    let s = self.segs[i];
+                let Some(i) = self.find(r.start) else { continue };
+                for s in self.segs.range_mut(i..) {
+                    if s.seq >= r.end {
+                        break;
+                    }
                     // Only whole segments inside the range are SACKed (receivers SACK whole
                     // segments in this model).
                     if !s.sacked && s.seq >= b.start && s.end() <= b.end {
-                        let sm = &mut self.segs[i];
-                        sm.sacked = true;
+                        s.sacked = true;
                         self.sacked_bytes += s.len as u64;
                         if s.lost {
                             self.lost_bytes -= s.len as u64;
                         }
                         if s.rtx_inflight {
-                            self.segs[i].rtx_inflight = false;
+                            s.rtx_inflight = false;
                             self.retrans_bytes -= s.len as u64;
                         }
-                        note(&s, &mut out);
-                        on_delivered(&s);
+                        note(s, &mut out);
+                        on_delivered(s);
                     }
-                    i += 1;
                 }
             }
         }
@@ -390,17 +390,15 @@ impl Scoreboard {
             return 0;
         }
         let mut newly = 0;
-        let mut id = self.lost_hint.max(self.base_id);
-        while id < boundary {
-            let k = self.idx(id);
-            let s = &mut self.segs[k];
+        let first = self.lost_hint.max(self.base_id);
+        let (from, to) = (self.idx(first), self.idx(boundary));
+        for (k, s) in self.segs.range_mut(from..to).enumerate() {
             if !s.sacked && !s.lost {
                 s.lost = true;
                 self.lost_bytes += s.len as u64;
                 newly += s.len as u64;
-                self.add_candidate(id);
+                queue_candidate(&mut self.rtx_fwd, &mut self.rtx_again, first + k as u64);
             }
-            id += 1;
         }
         self.lost_hint = self.lost_hint.max(boundary);
         newly
@@ -413,19 +411,12 @@ impl Scoreboard {
             if !s.sacked && !s.lost {
                 s.lost = true;
                 self.lost_bytes += s.len as u64;
-                self.add_candidate(self.base_id);
+                queue_candidate(&mut self.rtx_fwd, &mut self.rtx_again, self.base_id);
             }
         }
     }
 
-    /// Queue segment `id` (just marked lost) for retransmission.
-    fn add_candidate(&mut self, id: u64) {
-        if self.rtx_fwd.back().is_none_or(|&b| b < id) {
-            self.rtx_fwd.push_back(id);
-        } else {
-            self.rtx_again.push(Reverse(id));
-        }
-    }
+
 
     pub fn head_is_lost(&self) -> bool {
         self.segs.front().is_some_and(|s| s.lost)
@@ -514,6 +505,16 @@ impl Scoreboard {
             ));
         }
         Ok(())
+    }
+}
+
+/// Queue segment `id` (just marked lost) for retransmission: appended to the ascending deque
+/// when it is above its last entry (the loss rule's upward marking), else into the heap.
+fn queue_candidate(fwd: &mut VecDeque<u64>, again: &mut BinaryHeap<Reverse<u64>>, id: u64) {
+    if fwd.back().is_none_or(|&b| b < id) {
+        fwd.push_back(id);
+    } else {
+        again.push(Reverse(id));
     }
 }
 

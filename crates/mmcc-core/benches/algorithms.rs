@@ -76,10 +76,7 @@ fn paired(name: &str, secs: u64, repeat: usize) -> (f64, f64) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let get = |flag: &str, default: &str| -> String {
-        args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned().unwrap_or(default.to_string())
-    };
+    let get = common::bench_arg;
     let secs: u64 = get("--seconds", "60").parse().expect("--seconds N");
     let repeat: usize = get("--repeat", "3").parse().expect("--repeat N");
     let only = get("--cca", "");

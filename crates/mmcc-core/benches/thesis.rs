@@ -11,8 +11,7 @@ use mmcc_core::sim::Simulation;
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let get = |flag: &str, d: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned().unwrap_or(d.into());
+    let get = common::bench_arg;
     let cca = get("--cca", "newreno");
     let repeat: usize = get("--repeat", "3").parse().expect("--repeat N");
     let mut best = f64::MAX;

@@ -47,9 +47,7 @@ impl OooTimes {
                 self.ring_base -= self.mss;
             }
             let i = ((seq - self.ring_base) / self.mss) as usize;
-            if i == self.ring.len() {
-                self.ring.push_back(EMPTY); // the usual case: the next segment up
-            } else if i > self.ring.len() {
+            if i >= self.ring.len() {
                 self.ring.resize(i + 1, EMPTY);
             }
             if self.ring[i] != EMPTY {

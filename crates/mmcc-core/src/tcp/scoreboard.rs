@@ -91,12 +91,9 @@ pub struct Scoreboard {
     sacked: VecDeque<Range>,
     /// Segments with id < `lost_hint` have been examined by the loss rule.
     lost_hint: u64,
-    /// Ids of segments marked lost and waiting for a retransmission: `rtx_fwd` in ascending
-    /// order (the loss rule marks upwards, so it only appends), `rtx_again` for the rest (lost
-    /// retransmissions). Entries that were since SACKed, acknowledged or retransmitted are
-    /// dropped lazily by `next_lost`; an id may appear twice, validity is checked at the head.
-    rtx_fwd: VecDeque<u64>,
-    rtx_again: BinaryHeap<Reverse<u64>>,
+    /// Ids of segments marked lost and waiting for a retransmission. Entries that were since
+    /// SACKed, acknowledged or retransmitted are dropped lazily by `next_lost`.
+    rtx: RtxQueue,
     /// Transmissions so far (new and retransmitted): the send order of each copy.
     tx_counter: u64,
     /// Highest send order among the segments delivered (SACKed or acknowledged) so far.
@@ -319,7 +316,7 @@ impl Scoreboard {
                 s.rtx_inflight = false;
                 self.retrans_bytes -= s.len as u64;
                 found += s.len as u64;
-                self.rtx_again.push(Reverse(id));
+                self.rtx.push(id);
             }
         }
         found
@@ -397,7 +394,7 @@ impl Scoreboard {
                 s.lost = true;
                 self.lost_bytes += s.len as u64;
                 newly += s.len as u64;
-                queue_candidate(&mut self.rtx_fwd, &mut self.rtx_again, first + k as u64);
+                self.rtx.push(first + k as u64);
             }
         }
         self.lost_hint = self.lost_hint.max(boundary);
@@ -411,12 +408,10 @@ impl Scoreboard {
             if !s.sacked && !s.lost {
                 s.lost = true;
                 self.lost_bytes += s.len as u64;
-                queue_candidate(&mut self.rtx_fwd, &mut self.rtx_again, self.base_id);
+                self.rtx.push(self.base_id);
             }
         }
     }
-
-
 
     pub fn head_is_lost(&self) -> bool {
         self.segs.front().is_some_and(|s| s.lost)
@@ -427,32 +422,19 @@ impl Scoreboard {
     pub fn next_lost(&mut self) -> Option<u64> {
         if self.lost_bytes == 0 {
             // no segment is lost and un-SACKed: every queued id is stale
-            self.rtx_fwd.clear();
-            self.rtx_again.clear();
+            self.rtx.clear();
             return None;
         }
-        loop {
-            let fwd = self.rtx_fwd.front().copied();
-            let again = self.rtx_again.peek().map(|r| r.0);
-            let (id, from_fwd) = match (fwd, again) {
-                (Some(f), Some(a)) if a < f => (a, false),
-                (Some(f), _) => (f, true),
-                (None, Some(a)) => (a, false),
-                (None, None) => return None,
-            };
+        while let Some(id) = self.rtx.first() {
             if id >= self.base_id {
                 let s = &self.segs[self.idx(id)];
                 if s.lost && !s.sacked && !s.rtx_inflight {
                     return Some(id);
                 }
             }
-            // acknowledged, SACKed or retransmitted since
-            if from_fwd {
-                self.rtx_fwd.pop_front();
-            } else {
-                self.rtx_again.pop();
-            }
+            self.rtx.pop_first(); // acknowledged, SACKed or retransmitted since
         }
+        None
     }
 
     /// After a retransmission timeout: every segment not SACKed is lost and no retransmission
@@ -460,14 +442,13 @@ impl Scoreboard {
     pub fn mark_all_lost(&mut self) {
         self.lost_bytes = 0;
         self.retrans_bytes = 0;
-        self.rtx_fwd.clear();
-        self.rtx_again.clear();
+        self.rtx.clear();
         for (k, s) in self.segs.iter_mut().enumerate() {
             s.rtx_inflight = false;
             if !s.sacked {
                 s.lost = true;
                 self.lost_bytes += s.len as u64;
-                self.rtx_fwd.push_back(self.base_id + k as u64);
+                self.rtx.push(self.base_id + k as u64);
             }
         }
         self.lost_hint = self.base_id + self.segs.len() as u64;
@@ -508,13 +489,48 @@ impl Scoreboard {
     }
 }
 
-/// Queue segment `id` (just marked lost) for retransmission: appended to the ascending deque
-/// when it is above its last entry (the loss rule's upward marking), else into the heap.
-fn queue_candidate(fwd: &mut VecDeque<u64>, again: &mut BinaryHeap<Reverse<u64>>, id: u64) {
-    if fwd.back().is_none_or(|&b| b < id) {
-        fwd.push_back(id);
-    } else {
-        again.push(Reverse(id));
+/// Segment ids waiting for retransmission, lowest first: a deque for ids queued in ascending
+/// order (the loss rule marks upwards, so it only appends) and a min-heap for the rest (lost
+/// retransmissions, below the marked ones). An id may be queued twice; `next_lost` checks
+/// validity at the head.
+#[derive(Default)]
+struct RtxQueue {
+    ascending: VecDeque<u64>,
+    other: BinaryHeap<Reverse<u64>>,
+}
+
+impl RtxQueue {
+    fn push(&mut self, id: u64) {
+        if self.ascending.back().is_none_or(|&b| b < id) {
+            self.ascending.push_back(id);
+        } else {
+            self.other.push(Reverse(id));
+        }
+    }
+
+    /// The lowest queued id.
+    fn first(&self) -> Option<u64> {
+        match (self.ascending.front(), self.other.peek()) {
+            (Some(&a), Some(&Reverse(o))) => Some(a.min(o)),
+            (a, o) => a.copied().or(o.map(|r| r.0)),
+        }
+    }
+
+    fn pop_first(&mut self) {
+        let from_other = match (self.ascending.front(), self.other.peek()) {
+            (Some(&a), Some(&Reverse(o))) => o < a,
+            (a, _) => a.is_none(),
+        };
+        if from_other {
+            self.other.pop();
+        } else {
+            self.ascending.pop_front();
+        }
+    }
+
+    fn clear(&mut self) {
+        self.ascending.clear();
+        self.other.clear();
     }
 }
 

@@ -70,3 +70,9 @@ pub fn f64col(out: &mmcc_core::RunOutput, table: &str, col: &str) -> Vec<f64> {
 pub fn flow_stat(out: &mmcc_core::RunOutput, col: &str) -> f64 {
     f64col(out, "flows", col)[0]
 }
+
+/// Benchmarks: the value following `flag` on the command line (`--cca dtcp`), else `default`.
+pub fn bench_arg(flag: &str, default: &str) -> String {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(|| default.to_string())
+}

@@ -72,9 +72,10 @@ class CongestionControl:
 
 
 class PyNewReno(CongestionControl):
-    """NewReno in Python, equal to the built-in `newreno` (used by tests and to measure the
-    cost of a Python algorithm): slow start per acknowledged segment up to ssthresh, then
-    MSS*MSS/cwnd per ACK with the fraction carried exactly."""
+    """NewReno in Python, equal to the built-in `newreno` in the `linux` profile (used by tests
+    and to measure the cost of a Python algorithm): slow start per acknowledged segment up to
+    ssthresh, then MSS*MSS/cwnd per acknowledged segment with the fraction carried exactly
+    (Linux tcp_cong_avoid_ai); ssthresh = max(cwnd / 2, 2 MSS) (tcp_reno_ssthresh)."""
 
     name = "py-newreno"
 
@@ -89,9 +90,12 @@ class PyNewReno(CongestionControl):
             cc.cwnd = min(cc.cwnd + used * cc.mss, max(cc.ssthresh, cc.cwnd))
             segs -= used
         if segs > 0 and cc.cwnd >= cc.ssthresh:
-            # RFC 5681 eq. (3): cwnd += MSS * MSS / cwnd, fraction carried
-            self.acc += cc.mss * cc.mss
+            # RFC 5681 eq. (3) per acknowledged segment: cwnd += MSS * MSS / cwnd, fraction carried
+            self.acc += cc.mss * cc.mss * segs
             if self.acc >= cc.cwnd:
                 whole = self.acc // cc.cwnd
                 self.acc -= whole * cc.cwnd
                 cc.cwnd += whole
+
+    def ssthresh(self, cc):
+        return max(cc.cwnd // 2, 2 * cc.mss)  # Linux tcp_reno_ssthresh (the linux profile)

@@ -69,6 +69,18 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", help="trace file (default: RUN_DIR/capacity_dl.mahimahi)")
     e.add_argument("--radio", type=int, default=0, help="radio link index (default 0)")
 
+    x = sub.add_parser("export-ns3", help="write a scenario as the ns-3 reference runner reads it (JSON)",
+                       description="Write SCENARIO (with overrides) in the runner's format: the normalized "
+                                   "configuration with each flow's TCP settings resolved from its profile. Run it "
+                                   "with ns3/examples/mmcc-ns3-runner (see docs/validation.md).")
+    x.add_argument("scenario", help="preset name or .toml file")
+    x.add_argument("--cca", help="algorithm of every flow")
+    x.add_argument("--set", action="append", default=[], type=_kv, metavar="KEY=VALUE", help="override a key")
+    x.add_argument("--param", action="append", default=[], type=_kv, metavar="NAME=VALUE", help="scenario parameter")
+    x.add_argument("--duration", help="simulated time")
+    x.add_argument("--seed", type=int)
+    x.add_argument("--out", help="JSON file (default: stdout)")
+
     sw = sub.add_parser("sweep", help="run a scenario over a grid of algorithms, parameters and seeds",
                         description="Run the cartesian product of algorithms x parameter values x seeds on all local "
                                     "cores. Resumable: finished runs (keyed by a hash of their full specification) "
@@ -335,6 +347,23 @@ def _cmd_export_trace(a) -> int:
     return 0
 
 
+def _cmd_export_ns3(a) -> int:
+    import json
+
+    from . import ns3
+    from .scenario import load
+
+    sc = load(a.scenario).with_overrides(dict(a.set), cca=a.cca, seed=a.seed, duration=a.duration,
+                                         params=dict(a.param))
+    text = json.dumps(ns3.export(sc.config), indent=1, sort_keys=True)
+    if a.out:
+        Path(a.out).write_text(text + "\n")
+        print(f"wrote {a.out}")
+    else:
+        print(text)
+    return 0
+
+
 def _cmd_presets(_a) -> int:
     from .scenario import list_presets
 
@@ -363,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     handlers = {"run": _cmd_run, "presets": _cmd_presets, "algorithms": _cmd_algorithms,
-                "export-trace": _cmd_export_trace, "sweep": _cmd_sweep, "reproduce": _cmd_reproduce,
+                "export-trace": _cmd_export_trace, "export-ns3": _cmd_export_ns3, "sweep": _cmd_sweep, "reproduce": _cmd_reproduce,
                 "query": _cmd_query}
     try:
         return handlers[a.cmd](a)

@@ -133,6 +133,7 @@ def _list(ctx, v, path, item: Callable[[_Ctx, Any, str], Any]) -> list:
 # ---- schema -------------------------------------------------------------------------------
 
 TCP_FIELDS: dict[str, Parser] = {
+    "profile": ONE_OF("linux", "ns3"),
     "segment_size": SIZE,
     "initial_cwnd": INT(1, 100_000),
     "initial_ssthresh": SIZE,
@@ -148,6 +149,9 @@ TCP_FIELDS: dict[str, Parser] = {
     "recv_buffer": SIZE,
     "pacing": BOOL,
     "detect_lost_retransmissions": BOOL,
+    "cwnd_validation": BOOL,
+    "quickack": BOOL,
+    "timestamps": BOOL,
 }
 # user-facing name -> core (serde) name
 TCP_CORE_NAMES = {
@@ -457,9 +461,12 @@ def normalize(raw: dict, source: str = "<scenario>") -> dict:
         if not 1 <= mss <= 65_000:
             ctx.fail(f"{path}.tcp.segment_size", f"{mss} is out of range; allowed: 1B..65000B")
         smallest_mtu = min((lk["mtu"] for lk in links), default=65_535)
-        if mss + 40 > smallest_mtu:  # 40 bytes of IPv4 + TCP headers on every data segment
+        # 40 bytes of IPv4 + TCP headers on every data segment, 12 more with timestamps (on in
+        # both profiles unless switched off)
+        hdr = 40 + (12 if core_tcp.get("timestamps", True) else 0)
+        if mss + hdr > smallest_mtu:
             ctx.fail(f"{path}.tcp.segment_size",
-                     f"{mss}B plus 40B of IP/TCP headers exceeds the smallest link MTU ({smallest_mtu}B)")
+                     f"{mss}B plus {hdr}B of IP/TCP headers and options exceeds the smallest link MTU ({smallest_mtu}B)")
         for k in ("snd_buf", "rcv_buf"):
             if k in core_tcp and core_tcp[k] < mss:
                 name = {"snd_buf": "send_buffer", "rcv_buf": "recv_buffer"}[k]

@@ -10,7 +10,7 @@ mod common;
 
 use mmcc_core::cca::{self, AckEvent, CcState};
 use mmcc_core::sim::Simulation;
-use mmcc_core::tcp::rate::RateSample;
+use mmcc_core::cca::RateSample;
 use mmcc_core::{Bandwidth, Dur, Time};
 use std::collections::BTreeMap;
 use std::hint::black_box;

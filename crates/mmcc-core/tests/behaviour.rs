@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use mmcc_core::net::ErrorUnit;
+use mmcc_core::tcp::Profile;
 use mmcc_core::sim::Simulation;
 use mmcc_core::{run, Bandwidth, Dur, Time};
 
@@ -39,22 +40,30 @@ fn slow_start_doubles_cwnd_every_rtt() {
 /// Mathis et al. (1997): throughput = MSS / RTT * C / sqrt(p), C = sqrt(3/2) for periodic loss
 /// with ACK every segment; with delayed ACKs (b = 2) C = sqrt(3/(2b)) = 0.87. With random loss
 /// the Padhye formula's timeouts lower it further at higher p. The band below is the one
-/// stated in docs/validation.md: 0.6x to 1.6x of MSS/RTT * sqrt(3/(2b p)).
+/// stated in docs/validation.md: 0.6x to 1.6x of MSS/RTT * sqrt(3/(2b p)). b is the number of
+/// segments per window increment: ns-3's NewReno grows once per (delayed) ACK, b = 2; Linux
+/// counts acknowledged segments, b = 1.
 #[test]
 fn newreno_throughput_under_random_loss_follows_mathis() {
-    for &p in &[1e-4, 4e-4, 1e-3, 4e-3] {
-        let rtt = Dur::from_millis(40);
-        let cfg = with_loss(
-            dumbbell(Bandwidth::gbps(1), rtt, 50_000_000, Dur::from_secs(60)),
-            ErrorUnit::Packet,
-            p,
-        );
-        let out = run(cfg).unwrap();
-        let tput = flow_stat(&out, "throughput_mbps");
-        let mss_bits = 1448.0 * 8.0;
-        let mathis = mss_bits / rtt.secs_f64() * (3.0 / (2.0 * 2.0 * p)).sqrt() / 1e6;
-        let ratio = tput / mathis;
-        assert!((0.6..=1.6).contains(&ratio), "p = {p}: {tput:.1} Mb/s vs Mathis {mathis:.1} (ratio {ratio:.2})");
+    for (profile, b) in [(Profile::Ns3, 2.0), (Profile::Linux, 1.0)] {
+        for &p in &[1e-4, 4e-4, 1e-3, 4e-3] {
+            let rtt = Dur::from_millis(40);
+            let mut cfg = with_loss(
+                dumbbell(Bandwidth::gbps(1), rtt, 50_000_000, Dur::from_secs(60)),
+                ErrorUnit::Packet,
+                p,
+            );
+            cfg.flows[0].tcp.profile = profile;
+            let out = run(cfg).unwrap();
+            let tput = flow_stat(&out, "throughput_mbps");
+            let mss_bits = 1448.0 * 8.0;
+            let mathis = mss_bits / rtt.secs_f64() * (3.0 / (2.0 * b * p)).sqrt() / 1e6;
+            let ratio = tput / mathis;
+            assert!(
+                (0.6..=1.6).contains(&ratio),
+                "{profile:?} p = {p}: {tput:.1} Mb/s vs Mathis {mathis:.1} (ratio {ratio:.2})"
+            );
+        }
     }
 }
 

@@ -24,10 +24,10 @@ fn random_case(seed: u64) -> (SimConfig, u64) {
     f.tcp.sack = r.below(4) != 0;
     f.tcp.delack_count = 1 + r.below(3) as u32;
     f.tcp.mss = [536, 1000, 1448][r.below(3) as usize];
-    f.tcp.min_rto = Dur::from_millis([200, 1000][r.below(2) as usize]);
+    f.tcp.min_rto = Some(Dur::from_millis([200, 1000][r.below(2) as usize]));
     f.tcp.initial_cwnd = 1 + r.below(20) as u32;
-    f.tcp.snd_buf = 64_000 + r.below(4_000_000);
-    f.tcp.rcv_buf = 64_000 + r.below(4_000_000);
+    f.tcp.snd_buf = Some(64_000 + r.below(4_000_000));
+    f.tcp.rcv_buf = Some(64_000 + r.below(4_000_000));
     let loss = [0.0, 0.001, 0.01, 0.05][r.below(4) as usize];
     cfg.links[1].ab.error = Some(ErrorModelConfig { unit: ErrorUnit::Packet, rate: loss });
     if r.below(2) == 0 {

@@ -105,11 +105,21 @@ fn check_algorithm(name: &str, params: std::collections::BTreeMap<String, f64>) 
     mmcc_core::cca::build(name, &params).map(|a| a.name().to_string()).map_err(PyValueError::new_err)
 }
 
+/// The concrete TCP settings of a flow's `tcp` table (JSON in, JSON out): every key the table
+/// leaves unset takes its profile's value. Used by `mmcc export-ns3` and run.json.
+#[pyfunction]
+fn resolve_tcp(tcp_json: &str) -> PyResult<String> {
+    let cfg: mmcc_core::tcp::TcpConfig =
+        serde_json::from_str(tcp_json).map_err(|e| PyValueError::new_err(format!("invalid tcp settings: {e}")))?;
+    serde_json::to_string(&cfg.resolve()).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(check_algorithm, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_tcp, m)?)?;
     m.add_class::<pycca::PyCcState>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -6,8 +6,8 @@
 //! `pacing_rate_bps` the method may change. An exception stops further Python calls for that
 //! flow (it then behaves as "hold the window") and is reported when the run ends.
 
-use mmcc_core::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionKind};
-use mmcc_core::tcp::rate::RateSample;
+use mmcc_core::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionEvent, CongestionKind};
+use mmcc_core::cca::RateSample;
 use mmcc_core::time::Bandwidth;
 use pyo3::prelude::*;
 use std::cell::Cell;
@@ -178,8 +178,8 @@ impl CongestionControl for PyCca {
         let out = self.call(&mut copy, "ssthresh", |_| Ok(vec![]));
         out.and_then(|v| Python::attach(|py| v.extract::<u64>(py).ok())).unwrap_or(cc.ssthresh).max(cc.min_ssthresh())
     }
-    fn on_congestion_event(&mut self, cc: &mut CcState, kind: CongestionKind) {
-        let k = match kind {
+    fn on_congestion_event(&mut self, cc: &mut CcState, ev: &CongestionEvent) {
+        let k = match ev.kind {
             CongestionKind::FastRetransmit => "fast_retransmit",
             CongestionKind::Timeout => "timeout",
         };

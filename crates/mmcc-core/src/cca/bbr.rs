@@ -8,15 +8,22 @@
 //!   3 consecutive rounds (the pipe is full). Drain: pacing gain ln 2 / 2 until in-flight <=
 //!   BDP. ProbeBW: pacing gains cycle [1.25, 0.75, 1, 1, 1, 1, 1, 1], one phase per RTprop,
 //!   cwnd gain 2. ProbeRTT: when RTprop is 10 s old, cwnd = 4 segments for 200 ms and one round.
-//! - cwnd target = cwnd_gain * BtlBw * RTprop + 3 segments (quantization budget); grows by the
-//!   acknowledged bytes up to the target; at least 4 segments. In loss recovery, packet
-//!   conservation for the first round, and the cwnd before the episode is restored after.
+//! - cwnd target = cwnd_gain * BtlBw * RTprop + 3 send quanta (Linux `bbr_quantization_budget`:
+//!   a quantum is 1 ms at the pacing rate, 2 to 44 segments as `bbr_tso_segs_goal`), + 2
+//!   segments in the probing phase; grows by the acknowledged bytes up to the target; at least
+//!   4 segments. In the first round of recovery,
+//!   packet conservation (cwnd >= in flight + acknowledged); the cwnd saved once when the
+//!   episode began is restored after it (`bbr_save_cwnd`, `bbr_set_cwnd_to_recover_or_restore`).
+//! - ProbeRTT asks the stack to mark the flight application-limited on entry and on every ACK
+//!   in it (Linux `bbr_update_min_rtt` sets `tp->app_limited`), so its low-rate samples do not
+//!   displace the bandwidth estimate: at short RTTs 200 ms of ProbeRTT spans the whole
+//!   10-round window.
 //! - Pacing rate = pacing_gain * BtlBw * 0.99; before the first sample, 2.885 * cwnd / SRTT.
 //! - Deterministic choice instead of Linux's random ProbeBW start phase: the cycle starts in the
 //!   first cruising phase (index 2), so the first probe comes after 6 RTprops.
 
 use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, Params};
-use crate::tcp::rate::RateSample;
+use super::RateSample;
 use crate::time::{Bandwidth, Dur, Time};
 use std::collections::VecDeque;
 
@@ -231,13 +238,15 @@ impl Bbr {
             }
         }
         if expired && self.mode != Mode::ProbeRtt && self.rt_prop.is_some() {
+            self.save_cwnd(cc);
             self.mode = Mode::ProbeRtt;
             self.pacing_gain = 1.0;
             self.cwnd_gain = 1.0;
-            self.prior_cwnd = self.prior_cwnd.max(self.last_cwnd);
             self.probe_rtt_done = None;
         }
         if self.mode == Mode::ProbeRtt {
+            // Ignore low rate samples during this mode (Linux: tp->app_limited = ...).
+            cc.request_app_limited = true;
             match self.probe_rtt_done {
                 None if cc.bytes_in_flight <= MIN_CWND_SEGMENTS * cc.mss => {
                     self.probe_rtt_done = Some(cc.now + PROBE_RTT_TIME);
@@ -280,6 +289,25 @@ impl Bbr {
         }
     }
 
+    /// Linux `bbr_save_cwnd`: the window to restore after recovery or ProbeRTT, taken once at
+    /// the start of the episode (later calls in it only raise it).
+    fn save_cwnd(&mut self, cc: &CcState) {
+        if cc.state < CaState::Recovery && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = cc.cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(cc.cwnd);
+        }
+    }
+
+    /// Linux `bbr_tso_segs_goal`: one send quantum, 1 ms at the pacing rate, in bytes: at least
+    /// 2 segments (1 below 1.2 Mb/s), at most 64 KB.
+    fn send_quantum(cc: &CcState) -> u64 {
+        let rate_bytes = cc.pacing_rate.map_or(0, |r| r.as_bps() / 8);
+        let min_segs = if rate_bytes * 8 >= 1_200_000 { 2 } else { 1 };
+        let bytes = (rate_bytes >> 10).min(65_536 - 1 - 320); // sk_pacing_shift = 10
+        (bytes / cc.mss).clamp(min_segs, 127) * cc.mss
+    }
+
     fn set_cwnd(&mut self, cc: &mut CcState, rs: &RateSample) {
         let acked = rs.acked_sacked;
         let mss = cc.mss;
@@ -288,15 +316,18 @@ impl Bbr {
             self.entering_recovery = false;
             self.packet_conservation = true;
             self.next_round_delivered = cc.delivered;
-            cc.cwnd = rs.prior_in_flight.saturating_sub(rs.newly_lost) + acked;
+            cc.cwnd = rs.in_flight + acked;
         } else if self.restore_cwnd {
             self.restore_cwnd = false;
             cc.cwnd = cc.cwnd.max(self.prior_cwnd);
         }
         if self.packet_conservation {
-            cc.cwnd = cc.cwnd.max(rs.prior_in_flight.saturating_sub(rs.newly_lost) + acked);
+            cc.cwnd = cc.cwnd.max(rs.in_flight + acked);
         } else if acked > 0 {
-            let target = self.inflight(cc, self.cwnd_gain) + 3 * mss;
+            let mut target = self.inflight(cc, self.cwnd_gain) + 3 * Self::send_quantum(cc);
+            if self.mode == Mode::ProbeBw && self.pacing_gain > 1.0 {
+                target += 2 * mss; // bbr_quantization_budget: probe a little harder
+            }
             if self.filled_pipe {
                 cc.cwnd = (cc.cwnd + acked).min(target);
             } else if cc.cwnd < target || cc.delivered < cc.initial_cwnd {
@@ -327,8 +358,12 @@ impl CongestionControl for Bbr {
     fn on_state_change(&mut self, cc: &mut CcState, from: CaState) {
         let to = cc.state;
         if to >= CaState::Recovery && from < CaState::Recovery {
-            // save the window to restore after the episode (Linux bbr_save_cwnd)
-            self.prior_cwnd = self.last_cwnd.max(self.prior_cwnd);
+            // save the window to restore after the episode (Linux bbr_ssthresh -> bbr_save_cwnd,
+            // with the state before the episode)
+            let mut before = cc.clone();
+            before.state = from;
+            before.cwnd = self.last_cwnd;
+            self.save_cwnd(&before);
             if to == CaState::Recovery {
                 self.entering_recovery = true;
             } else {
@@ -387,6 +422,7 @@ mod tests {
                 acked_sacked: delivered,
                 newly_lost: 0,
                 prior_in_flight: inflight,
+                in_flight: inflight,
                 valid: true,
             };
             self.cc.now += rtt;

@@ -10,7 +10,7 @@
 //! ssthresh = max(beta * cwnd, 2) (cwnd/2 below low_window).
 
 use super::util::{add_segments, half_flight, slow_start_then_ca, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "bic",
@@ -89,8 +89,8 @@ impl CongestionControl for Bic {
         }
         ((cc.cwnd as f64 * self.beta) as u64).max(cc.min_ssthresh())
     }
-    fn on_congestion_event(&mut self, cc: &mut CcState, _kind: CongestionKind) {
-        let w = cc.cwnd_segments();
+    fn on_congestion_event(&mut self, cc: &mut CcState, ev: &CongestionEvent) {
+        let w = ev.prior_cwnd as f64 / cc.mss as f64; // the window before the event
         // fast convergence (ns-3): release bandwidth to new flows
         self.last_max = if w < self.last_max { self.beta * w } else { w };
     }

@@ -15,8 +15,8 @@
 //! train of the round lasts min_rtt / 2, or the minimum RTT of the round's first 8 samples
 //! exceeds the connection minimum by clamp(min_rtt / 8, 4 ms, 16 ms).
 
-use super::util::{add_segments, slow_start, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, ParamSpec, Params};
+use super::util::{add_segments, slow_start_abc, FracAcc};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
 use crate::time::{Dur, Time};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -149,7 +149,7 @@ impl CongestionControl for Cubic {
             if self.hystart {
                 self.hystart_update(cc, ack.rtt);
             }
-            segs = slow_start(cc, segs);
+            segs = slow_start_abc(cc, segs);
         }
         if segs == 0 || cc.in_slow_start() {
             return;
@@ -178,14 +178,16 @@ impl CongestionControl for Cubic {
                 add_segments(&mut self.acc, cc, self.w_est - w); // cwnd = W_est
             }
         } else {
-            add_segments(&mut self.acc, cc, (target - w) / w); // cwnd += (target - cwnd)/cwnd
+            // cwnd += (target - cwnd)/cwnd per acknowledged segment (ns-3 TcpCubic m_cWndCnt
+            // and Linux tcp_cong_avoid_ai both count segments)
+            add_segments(&mut self.acc, cc, segs as f64 * (target - w) / w);
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
         ((cc.cwnd as f64 * self.beta) as u64).max(cc.min_ssthresh()) // ssthresh = beta cwnd
     }
-    fn on_congestion_event(&mut self, cc: &mut CcState, _kind: CongestionKind) {
-        let w = cc.cwnd_segments();
+    fn on_congestion_event(&mut self, cc: &mut CcState, ev: &CongestionEvent) {
+        let w = ev.prior_cwnd as f64 / cc.mss as f64; // the window before the event
         // section 4.7 fast convergence
         self.w_max = if self.fast_convergence && w < self.w_max { w * (1.0 + self.beta) / 2.0 } else { w };
         self.epoch_start = None;
@@ -196,7 +198,8 @@ impl CongestionControl for Cubic {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{ack, state};
+    use super::super::testing::{ack, loss, state};
+    use crate::cca::CongestionKind;
     use super::*;
 
     #[test]
@@ -218,10 +221,12 @@ mod tests {
         let mut c = Cubic::new(0.4, 0.7, false, true);
         let mut cc = state(1000, 100, 10);
         assert_eq!(c.ssthresh(&cc), 70_000);
-        c.on_congestion_event(&mut cc, CongestionKind::FastRetransmit);
+        let ev = loss(CongestionKind::FastRetransmit, &cc);
+        c.on_congestion_event(&mut cc, &ev);
         assert_eq!(c.w_max(), 100.0);
         let mut cc = state(1000, 80, 10);
-        c.on_congestion_event(&mut cc, CongestionKind::FastRetransmit);
+        let ev = loss(CongestionKind::FastRetransmit, &cc);
+        c.on_congestion_event(&mut cc, &ev);
         assert!((c.w_max() - 80.0 * 1.7 / 2.0).abs() < 1e-9); // 68
     }
 
@@ -229,7 +234,8 @@ mod tests {
     fn window_follows_the_cubic_curve_after_a_loss() {
         let mut c = Cubic::new(0.4, 0.7, false, true);
         let mut cc = state(1000, 100, 10);
-        c.on_congestion_event(&mut cc, CongestionKind::FastRetransmit);
+        let ev = loss(CongestionKind::FastRetransmit, &cc);
+        c.on_congestion_event(&mut cc, &ev);
         cc.cwnd = 70_000;
         cc.ssthresh = 70_000;
         cc.min_rtt = Some(Dur::from_millis(10));

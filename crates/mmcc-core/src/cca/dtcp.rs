@@ -19,7 +19,7 @@
 //! until the first loss).
 
 use super::util::{add_segments, slow_start_then_ca, FracAcc, RoundRate};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "dtcp",
@@ -113,8 +113,8 @@ impl CongestionControl for Dtcp {
         // cwnd (1 - y), y = 2 / (3N + 1); then ssthresh = cwnd
         ((cc.cwnd as f64 * (1.0 - self.decrease())) as u64).max(cc.min_ssthresh())
     }
-    fn on_congestion_event(&mut self, cc: &mut CcState, kind: CongestionKind) {
-        if kind == CongestionKind::Timeout {
+    fn on_congestion_event(&mut self, cc: &mut CcState, ev: &CongestionEvent) {
+        if ev.kind == CongestionKind::Timeout {
             cc.cwnd = 2 * cc.initial_cwnd; // timeout: cwnd = 2 IW, N = 1
             self.n = 1.0;
         }

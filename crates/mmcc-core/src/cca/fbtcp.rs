@@ -17,7 +17,7 @@
 
 use super::util::{reno_ca, set_cwnd_segments, slow_start, FracAcc, Round};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
-use crate::tcp::rate::RateSample;
+use super::RateSample;
 use crate::time::Dur;
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {

@@ -10,7 +10,7 @@
 //!   `ThroughputRatio`). Loss: ssthresh = max(beta cwnd, 2 MSS).
 
 use super::util::{add_segments, slow_start_then_ca, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
 use crate::time::{Dur, Time};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -88,7 +88,7 @@ impl CongestionControl for Htcp {
     fn ssthresh(&self, cc: &CcState) -> u64 {
         ((cc.cwnd as f64 * self.beta) as u64).max(cc.min_ssthresh())
     }
-    fn on_congestion_event(&mut self, cc: &mut CcState, _kind: CongestionKind) {
+    fn on_congestion_event(&mut self, cc: &mut CcState, _ev: &CongestionEvent) {
         // adaptive backoff for the next epoch: beta = rtt_min / rtt_max in [0.5, 0.8], reset to
         // the default when throughput moved by more than throughput_ratio
         let dt = (cc.now - self.last_con).secs_f64();

@@ -8,7 +8,7 @@
 //!   (to stop repeated slow starts). RTO: common conventions (and `a` reset).
 
 use super::util::{add_segments, slow_start_then_ca, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "mmstcp",
@@ -55,7 +55,7 @@ impl CongestionControl for MmsTcp {
         let beta = if cc.in_slow_start() { self.beta_ss } else { self.beta_ca };
         ((cc.cwnd as f64 * (1.0 - beta)) as u64).max(cc.min_ssthresh()) // cwnd -= beta cwnd
     }
-    fn on_congestion_event(&mut self, _cc: &mut CcState, _kind: CongestionKind) {
+    fn on_congestion_event(&mut self, _cc: &mut CcState, _ev: &CongestionEvent) {
         self.a = 1.0; // every epoch starts fast
     }
     fn params(&self) -> Vec<(&'static str, f64)> {
@@ -102,7 +102,8 @@ mod tests {
         for _ in 0..10 {
             m.increase_window(&mut cc, &ack(1, 1000, None));
         }
-        m.on_congestion_event(&mut cc, CongestionKind::FastRetransmit);
+        let ev = crate::cca::testing::loss(crate::cca::CongestionKind::FastRetransmit, &cc);
+        m.on_congestion_event(&mut cc, &ev);
         assert_eq!(m.counter(), 1.0);
     }
 }

@@ -36,7 +36,10 @@ pub mod westwood;
 pub mod yeah;
 pub mod util;
 
-use crate::tcp::rate::RateSample;
+pub mod rate;
+
+pub use crate::tcp::profile::Profile;
+pub use rate::RateSample;
 use crate::time::{Bandwidth, Dur, Time};
 use std::collections::BTreeMap;
 
@@ -73,10 +76,29 @@ pub enum CongestionKind {
     Timeout,
 }
 
-/// The connection state an algorithm reads and (for cwnd, ssthresh, pacing) writes.
+/// A congestion event as the algorithm sees it: one struct for fast retransmit and timeout, so
+/// both report the window before the event (on a timeout cwnd is already one segment when
+/// [`CongestionControl::on_congestion_event`] runs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CongestionEvent {
+    pub kind: CongestionKind,
+    /// cwnd just before the event, bytes.
+    pub prior_cwnd: u64,
+    /// Bytes in flight the stack used for the event (ns-3's `GetSsThresh` argument).
+    pub bytes_in_flight: u64,
+}
+
+/// The connection state an algorithm reads and (for cwnd, ssthresh, pacing and the requests
+/// below) writes.
 #[derive(Clone, Debug)]
 pub struct CcState {
     pub now: Time,
+    /// The reference stack the flow follows: algorithms whose ns-3 class and Linux module
+    /// differ (how growth is counted per ACK, what ssthresh is computed from) read it.
+    pub profile: Profile,
+    /// Request: the samples of the data now in flight are not bandwidth samples (Linux
+    /// `tp->app_limited`; BBR sets it in ProbeRTT). The stack clears it once acted on.
+    pub request_app_limited: bool,
     /// Sender maximum segment size in bytes.
     pub mss: u64,
     /// Congestion window in bytes.
@@ -110,6 +132,8 @@ impl CcState {
     pub fn new(mss: u64, initial_cwnd_segments: u64) -> CcState {
         CcState {
             now: Time::ZERO,
+            profile: Profile::Linux,
+            request_app_limited: false,
             mss,
             cwnd: initial_cwnd_segments * mss,
             ssthresh: u64::MAX,
@@ -134,6 +158,18 @@ impl CcState {
     /// cwnd in segments (fractional), for equations written in segments.
     pub fn cwnd_segments(&self) -> f64 {
         self.cwnd as f64 / self.mss as f64
+    }
+    /// The window a loss halves: bytes in flight in ns-3 (`GetSsThresh(tcb, bytesInFlight)`),
+    /// cwnd in Linux (`ca_ops->ssthresh` reads `tcp_snd_cwnd`).
+    pub fn loss_window(&self) -> u64 {
+        match self.profile {
+            Profile::Ns3 => self.bytes_in_flight,
+            Profile::Linux => self.cwnd,
+        }
+    }
+    /// True when the flow follows ns-3's classes.
+    pub fn ns3(&self) -> bool {
+        self.profile == Profile::Ns3
     }
     /// RFC 5681 (4) floor: two segments.
     pub fn min_ssthresh(&self) -> u64 {
@@ -168,8 +204,9 @@ pub trait CongestionControl: Send {
     /// New slow-start threshold in bytes after a congestion event (pure; ns-3 `GetSsThresh`).
     fn ssthresh(&self, cc: &CcState) -> u64;
 
-    /// A congestion event happened; `cc.ssthresh` already holds `ssthresh(cc)`.
-    fn on_congestion_event(&mut self, _cc: &mut CcState, _kind: CongestionKind) {}
+    /// A congestion event happened; `cc.ssthresh` already holds `ssthresh(cc)` and `cc.cwnd`
+    /// the stack's new window (one segment after a timeout); `ev` has the window before.
+    fn on_congestion_event(&mut self, _cc: &mut CcState, _ev: &CongestionEvent) {}
 
     /// The congestion state changed (`cc.state` is the new state).
     fn on_state_change(&mut self, _cc: &mut CcState, _from: CaState) {}
@@ -295,6 +332,10 @@ pub(crate) mod testing {
         cc.cwnd = cwnd_segments * mss;
         cc.ssthresh = ssthresh_segments.saturating_mul(mss);
         cc
+    }
+
+    pub fn loss(kind: CongestionKind, cc: &CcState) -> CongestionEvent {
+        CongestionEvent { kind, prior_cwnd: cc.cwnd, bytes_in_flight: cc.bytes_in_flight }
     }
 
     pub fn ack(segments: u32, mss: u64, rtt_ms: Option<u64>) -> AckEvent {

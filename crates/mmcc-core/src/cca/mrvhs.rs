@@ -51,8 +51,8 @@ mod tests {
     fn cuts_to_0_67_w_at_w_1058() {
         let m = Mrvhs::default();
         let cc = state(1400, 1058, 10);
-        // b(1058) = 0.33 (RFC 3649 Appendix B)
-        assert_eq!(m.ssthresh(&cc), (1058.0 * 1400.0 * (1.0 - 0.33)) as u64);
+        // b(1058) = 0.33 (RFC 3649 Appendix B), whole segments: 0.67 * 1058 = 708.86 -> 708
+        assert_eq!(m.ssthresh(&cc), 708 * 1400);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //!   truncated as ns-3 does.
 //! - Loss: ssthresh = max(FlightSize / 2, 2 * MSS) (RFC 5681 eq. 4).
 
-use super::util::{half_flight, slow_start_then_ca, FracAcc};
+use super::util::{ca_segments, half_flight, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -31,10 +31,19 @@ impl CongestionControl for NewReno {
     }
 
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if slow_start_then_ca(cc, ack.segments_acked) {
-            // RFC 5681 eq. (3): cwnd += SMSS * SMSS / cwnd, once per ACK.
+        let segs = ca_segments(cc, ack.segments_acked);
+        if segs == 0 {
+            return;
+        }
+        if cc.ns3() {
+            // ns-3 TcpNewReno::CongestionAvoidance: RFC 5681 eq. (3) once per ACK, whatever the
+            // segments acknowledged: cwnd += max(1, floor(SMSS * SMSS / cwnd)) bytes.
+            cc.cwnd += (cc.mss * cc.mss / cc.cwnd.max(1)).max(1);
+        } else {
+            // Linux tcp_cong_avoid_ai(cwnd, acked): RFC 5681 eq. (3) per acknowledged
+            // segment, cwnd += SMSS * SMSS / cwnd each.
             let cwnd = cc.cwnd;
-            self.acc.add(&mut cc.cwnd, cc.mss * cc.mss, cwnd);
+            self.acc.add(&mut cc.cwnd, cc.mss * cc.mss * segs as u64, cwnd);
         }
     }
 
@@ -47,6 +56,7 @@ impl CongestionControl for NewReno {
 mod tests {
     use super::super::testing::{ack, state};
     use super::*;
+    use crate::cca::Profile;
 
     #[test]
     fn slow_start_adds_one_mss_per_acked_segment() {
@@ -92,9 +102,35 @@ mod tests {
     fn ssthresh_is_half_the_flight_with_a_two_segment_floor() {
         let r = NewReno::default();
         let mut cc = state(1000, 100, 1000);
+        cc.profile = Profile::Ns3; // ns-3: half the bytes in flight
         cc.bytes_in_flight = 80_000;
         assert_eq!(r.ssthresh(&cc), 40_000);
         cc.bytes_in_flight = 3_000;
         assert_eq!(r.ssthresh(&cc), 2_000);
+        cc.profile = Profile::Linux; // Linux tcp_reno_ssthresh: half of cwnd
+        assert_eq!(r.ssthresh(&cc), 50_000);
+    }
+
+    #[test]
+    fn ns3_grows_once_per_ack_linux_per_segment() {
+        let mut r = NewReno::default();
+        // slow start: ns-3 adds one MSS per ACK, Linux one per acknowledged segment
+        let mut cc = state(1000, 10, 100);
+        cc.profile = Profile::Ns3;
+        r.increase_window(&mut cc, &ack(2, 1000, None));
+        assert_eq!(cc.cwnd, 11_000);
+        let mut cc = state(1000, 10, 100);
+        r.increase_window(&mut cc, &ack(2, 1000, None));
+        assert_eq!(cc.cwnd, 12_000);
+        // congestion avoidance at w = 100: ns-3 floor(1000*1000/100000) = 10 bytes per ACK;
+        // Linux 10 bytes per acknowledged segment
+        let mut cc = state(1000, 100, 10);
+        cc.profile = Profile::Ns3;
+        r.increase_window(&mut cc, &ack(2, 1000, None));
+        assert_eq!(cc.cwnd, 100_010);
+        let mut r = NewReno::default();
+        let mut cc = state(1000, 100, 10);
+        r.increase_window(&mut cc, &ack(2, 1000, None));
+        assert_eq!(cc.cwnd, 100_020);
     }
 }

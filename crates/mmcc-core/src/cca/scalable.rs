@@ -7,7 +7,7 @@
 //! - Loss: cwnd -= b * cwnd, b = 0.125 (Kelly eq. 2): ssthresh = max((1 - b) cwnd, 2 MSS).
 //! - Slow start and RTO: as common conventions.
 
-use super::util::{add_segments, slow_start_then_ca, FracAcc};
+use super::util::{add_segments, ca_segments, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -45,7 +45,9 @@ impl CongestionControl for Scalable {
         "scalable"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if slow_start_then_ca(cc, ack.segments_acked) {
+        // ns-3 TcpScalable and Linux tcp_scalable both count acknowledged segments.
+        let segs = ca_segments(cc, ack.segments_acked);
+        for _ in 0..segs {
             stcp_increase(&mut self.acc, cc, self.a);
         }
     }

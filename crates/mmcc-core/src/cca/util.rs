@@ -29,18 +29,39 @@ impl FracAcc {
     }
 }
 
-/// Standard slow start: cwnd += MSS per acknowledged segment, capped at ssthresh. Returns the
-/// segments left over for congestion avoidance.
+/// Standard slow start per profile; returns the segments left over for congestion avoidance.
+/// - `linux` (`tcp_slow_start`, RFC 3465 with L = ssthresh): cwnd += MSS per acknowledged
+///   segment, capped at ssthresh;
+/// - `ns3` (`TcpNewReno::SlowStart`): cwnd += one MSS per ACK that acknowledges at least one
+///   segment, not capped; the other segments of the ACK are left over.
 pub fn slow_start(cc: &mut CcState, segments: u32) -> u32 {
+    if cc.ns3() {
+        if segments == 0 {
+            return 0;
+        }
+        cc.cwnd += cc.mss;
+        return segments - 1;
+    }
     let room = cc.ssthresh.saturating_sub(cc.cwnd).div_ceil(cc.mss);
     let used = (segments as u64).min(room);
     cc.cwnd = (cc.cwnd + used * cc.mss).min(cc.ssthresh.max(cc.cwnd));
     segments - used as u32
 }
 
-/// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
+/// Appropriate byte counting without a cap (ns-3 `TcpCubic` slow start; Linux CUBIC uses
+/// `tcp_slow_start`): cwnd += MSS per acknowledged segment.
+pub fn slow_start_abc(cc: &mut CcState, segments: u32) -> u32 {
+    if cc.ns3() {
+        cc.cwnd += segments as u64 * cc.mss;
+        return 0;
+    }
+    slow_start(cc, segments)
+}
+
+/// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 * SMSS); the flight is the bytes in
+/// flight in ns-3 and cwnd in Linux (`tcp_reno_ssthresh`), see [`CcState::loss_window`].
 pub fn half_flight(cc: &CcState) -> u64 {
-    (cc.bytes_in_flight / 2).max(cc.min_ssthresh())
+    (cc.loss_window() / 2).max(cc.min_ssthresh())
 }
 
 /// The common start of `increase_window`: standard slow start for the acknowledged segments
@@ -48,11 +69,21 @@ pub fn half_flight(cc: &CcState) -> u64 {
 /// left over and cwnd has reached ssthresh).
 #[inline]
 pub fn slow_start_then_ca(cc: &mut CcState, segments_acked: u32) -> bool {
+    ca_segments(cc, segments_acked) > 0
+}
+
+/// As [`slow_start_then_ca`], returning the segments congestion avoidance counts (0: none).
+#[inline]
+pub fn ca_segments(cc: &mut CcState, segments_acked: u32) -> u32 {
     let mut segs = segments_acked;
     if cc.in_slow_start() {
         segs = slow_start(cc, segs);
     }
-    segs > 0 && !cc.in_slow_start()
+    if cc.in_slow_start() {
+        0
+    } else {
+        segs
+    }
 }
 
 /// Per-ACK growth of `increment / cwnd` segments (an increment of `increment` segments per

@@ -10,7 +10,7 @@
 //! Parameters: alpha 80, gamma 1, delta 3, epsilon 1, phy 8, rho 16, zeta 50.
 
 use super::util::{add_segments, reno_ca, slow_start, FracAcc, Round};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionKind, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, Params};
 use crate::time::Dur;
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -92,7 +92,7 @@ impl CongestionControl for Yeah {
         };
         (((w - reduction) * cc.mss as f64) as u64).max(cc.min_ssthresh())
     }
-    fn on_congestion_event(&mut self, _cc: &mut CcState, _kind: CongestionKind) {
+    fn on_congestion_event(&mut self, _cc: &mut CcState, _ev: &CongestionEvent) {
         self.fast_count = 0;
         self.reno_count = (self.reno_count / 2.0).floor().max(2.0);
     }

@@ -116,6 +116,8 @@ pub struct Packet {
     pub dst: NodeId,
     pub kind: Kind,
     pub nsack: u8,
+    /// TCP option bytes other than SACK (the timestamp option: 12).
+    pub opt: u8,
     /// This copy is a retransmission.
     pub retx: bool,
     /// SACK blocks as offsets above `ack`, most recent first (RFC 2018).
@@ -123,11 +125,12 @@ pub struct Packet {
 }
 
 impl Packet {
-    /// Bytes on the wire: headers, SACK option (2 + 8 per block, padded to 4) and payload.
+    /// Bytes on the wire: headers, options (timestamps; SACK: 2 + 8 per block, padded to 4)
+    /// and payload.
     #[inline]
     pub fn wire_bytes(&self) -> u32 {
         let sack_opt = if self.nsack > 0 { (2 + 8 * self.nsack as u32).div_ceil(4) * 4 } else { 0 };
-        HEADER_BYTES + sack_opt + self.len
+        HEADER_BYTES + self.opt as u32 + sack_opt + self.len
     }
 
     /// The cumulative acknowledgement of an ACK.
@@ -157,6 +160,7 @@ impl Packet {
             dst,
             kind: Kind::Data,
             nsack: 0,
+            opt: 0,
             retx,
             sack: [(0, 0); MAX_SACK_BLOCKS],
         }

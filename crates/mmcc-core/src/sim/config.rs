@@ -177,8 +177,18 @@ impl SimConfig {
             if f.tcp.initial_cwnd == 0 {
                 return Err(format!("flows[{i}].tcp.initial_cwnd must be at least 1"));
             }
-            if f.tcp.snd_buf < f.tcp.mss as u64 || f.tcp.rcv_buf < f.tcp.mss as u64 {
+            let tcp = f.tcp.resolve();
+            if tcp.snd_buf < tcp.mss as u64 || tcp.rcv_buf < tcp.mss as u64 {
                 return Err(format!("flows[{i}].tcp: snd_buf and rcv_buf must hold at least one segment"));
+            }
+            // A zero timer would re-fire at the same instant forever.
+            for (name, d) in [("initial_rto", tcp.initial_rto), ("min_rto", tcp.min_rto), ("max_rto", tcp.max_rto)] {
+                if d < Dur::from_millis(1) || d > Dur::from_secs(3600) {
+                    return Err(format!("flows[{i}].tcp.{name} = {d} is out of range; allowed: 1ms..1h"));
+                }
+            }
+            if tcp.max_rto < tcp.min_rto {
+                return Err(format!("flows[{i}].tcp: max_rto is below min_rto"));
             }
             if let Some(feed) = &f.sinr_feed {
                 if feed.radio >= self.radios.len() {

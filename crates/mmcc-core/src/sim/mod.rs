@@ -131,9 +131,10 @@ impl Simulation {
                 None => cca::build(&f.cca, &f.cca_params).map_err(|e| format!("flows[{i}]: {e}"))?,
             };
             let cca_name = algo.name().to_string();
+            let tcp = f.tcp.resolve();
             flows.push(Flow {
-                sender: TcpSender::new(i as u32, f.src, f.dst, &f.tcp, &f.app, f.start, algo),
-                receiver: TcpReceiver::new(i as u32, f.dst, f.src, &f.tcp),
+                sender: TcpSender::new(i as u32, f.src, f.dst, &tcp, &f.app, f.start, algo),
+                receiver: TcpReceiver::new(i as u32, f.dst, f.src, &tcp),
                 rec: FlowRecorder::new(&cfg.record),
                 cca_name,
             });

@@ -7,10 +7,12 @@
 //! - [`prr`]: Proportional Rate Reduction (RFC 6937);
 //! - [`rate`]: delivery-rate samples (draft-cheng-iccrg-delivery-rate-estimation);
 //! - [`app`]: application models;
+//! - [`profile`]: the `ns3` and `linux` stack profiles and the resolved settings;
 //! - [`sender`] and [`receiver`]: the two endpoints.
 
 pub mod app;
 pub mod prr;
+pub mod profile;
 pub mod rate;
 pub mod receiver;
 pub mod rtt;
@@ -22,33 +24,40 @@ use crate::record::FlowRecorder;
 use crate::time::{Dur, Time};
 use serde::{Deserialize, Serialize};
 
+pub use profile::{Profile, ProfileDefaults, TcpSettings};
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 
-/// TCP parameters of one flow. Defaults follow ns-3 (`TcpSocket`, `TcpSocketBase`) where it
-/// differs from Linux, since the publications used ns-3.
+/// TCP parameters of one flow as a scenario gives them. `profile` names the reference stack
+/// (ns-3 3.35-3.37 or Linux 6.x) whose behaviour the flow follows; every key left unset takes
+/// that profile's value ([`profile`] has the table with the reference for each), and every key
+/// set overrides its profile value on its own. [`TcpConfig::resolve`] gives the concrete
+/// [`TcpSettings`] the endpoints run with.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpConfig {
+    /// The reference stack: `linux` (default, what people deploy) or `ns3`.
+    #[serde(default)]
+    pub profile: Profile,
     /// Maximum segment size (payload bytes per segment).
     #[serde(default = "d_mss")]
     pub mss: u32,
-    /// Initial congestion window in segments (RFC 6928: 10).
+    /// Initial congestion window in segments (RFC 6928: 10; ns-3 3.37 and Linux: 10).
     #[serde(default = "d_iw")]
     pub initial_cwnd: u32,
     /// Initial slow-start threshold in bytes (None: unlimited).
     #[serde(default)]
     pub initial_ssthresh: Option<u64>,
     /// RTO before the first RTT sample (RFC 6298 2.1: 1 s).
-    #[serde(default = "d_initial_rto")]
-    pub initial_rto: Dur,
-    /// Lower bound of the RTO (ns-3 MinRto: 1 s; Linux: 200 ms).
-    #[serde(default = "d_min_rto")]
-    pub min_rto: Dur,
-    /// Upper bound of the RTO (RFC 6298 2.5: at least 60 s).
-    #[serde(default = "d_max_rto")]
-    pub max_rto: Dur,
-    /// Clock granularity G of RFC 6298 (ns-3 ClockGranularity: 1 ms).
+    #[serde(default)]
+    pub initial_rto: Option<Dur>,
+    /// Lower bound of the RTO (ns-3 MinRto: 1 s; Linux TCP_RTO_MIN: 200 ms).
+    #[serde(default)]
+    pub min_rto: Option<Dur>,
+    /// Upper bound of the RTO (RFC 6298 2.5: at least 60 s; ns-3 60 s; Linux 120 s).
+    #[serde(default)]
+    pub max_rto: Option<Dur>,
+    /// Clock granularity G of RFC 6298 (ns-3 ClockGranularity: 1 ms; Linux: 1 jiffy, 1-4 ms).
     #[serde(default = "d_granularity")]
     pub clock_granularity: Dur,
     /// Duplicate-ACK threshold (RFC 5681 / 6675 DupThresh: 3).
@@ -60,21 +69,35 @@ pub struct TcpConfig {
     /// Delayed ACKs: ACK every `delack_count` full segments or after `delack_timeout`.
     #[serde(default = "d_delack_count")]
     pub delack_count: u32,
-    /// Delayed-ACK timer (ns-3 DelAckTimeout: 200 ms; Linux 40 ms minimum).
-    #[serde(default = "d_delack_timeout")]
-    pub delack_timeout: Dur,
-    /// Send buffer in bytes (bounds unacknowledged + unsent data). ns-3 SndBufSize: 131072.
-    #[serde(default = "d_buf")]
-    pub snd_buf: u64,
-    /// Receive buffer in bytes (bounds the advertised window). ns-3 RcvBufSize: 131072.
-    #[serde(default = "d_buf")]
-    pub rcv_buf: u64,
+    /// Delayed-ACK timer (ns-3 DelAckTimeout: 200 ms; Linux TCP_DELACK_MIN: 40 ms).
+    #[serde(default)]
+    pub delack_timeout: Option<Dur>,
+    /// Quick-ACK mode: ACK every segment at the start of the connection and after a hole is
+    /// filled (Linux `tcp_enter_quickack_mode`; ns-3 has none).
+    #[serde(default)]
+    pub quickack: Option<bool>,
+    /// Send buffer in bytes (bounds unacknowledged + unsent data). ns-3 SndBufSize: 131072;
+    /// Linux: the autotuning ceiling tcp_wmem[2] = 4 MiB.
+    #[serde(default)]
+    pub snd_buf: Option<u64>,
+    /// Receive buffer in bytes (bounds the advertised window). ns-3 RcvBufSize: 131072;
+    /// Linux: the autotuning ceiling tcp_rmem[2] = 6 MiB.
+    #[serde(default)]
+    pub rcv_buf: Option<u64>,
     /// Detect lost retransmissions by send order (the principle of RACK, RFC 8985, as Linux
-    /// does) instead of waiting for the RTO (ns-3's behaviour: set false for ns-3 fidelity).
-    #[serde(default = "d_true")]
-    pub detect_lost_retransmissions: bool,
+    /// does) instead of waiting for the RTO (ns-3).
+    #[serde(default)]
+    pub detect_lost_retransmissions: Option<bool>,
+    /// Congestion-window validation (RFC 7661, Linux `tcp_is_cwnd_limited`): grow cwnd only
+    /// while the flow is cwnd-limited (Linux) instead of on every ACK (ns-3).
+    #[serde(default)]
+    pub cwnd_validation: Option<bool>,
+    /// TCP timestamps (RFC 7323): 12 option bytes on every segment (ns-3 and Linux: on).
+    #[serde(default)]
+    pub timestamps: Option<bool>,
     /// Pace transmissions: at the algorithm's rate if it sets one, else at 2x cwnd/srtt in slow
-    /// start and 1.2x in congestion avoidance (Linux `tcp_update_pacing_rate`).
+    /// start and 1.2x in congestion avoidance (Linux `tcp_update_pacing_rate` with an fq-like
+    /// pacer; ns-3 EnablePacing). Off in both profiles: algorithms that pace (BBR) set a rate.
     #[serde(default)]
     pub pacing: bool,
 }
@@ -84,15 +107,6 @@ fn d_mss() -> u32 {
 }
 fn d_iw() -> u32 {
     10
-}
-fn d_initial_rto() -> Dur {
-    Dur::from_secs(1)
-}
-fn d_min_rto() -> Dur {
-    Dur::from_secs(1)
-}
-fn d_max_rto() -> Dur {
-    Dur::from_secs(60)
 }
 fn d_granularity() -> Dur {
     Dur::from_millis(1)
@@ -106,16 +120,43 @@ fn d_true() -> bool {
 fn d_delack_count() -> u32 {
     2
 }
-fn d_delack_timeout() -> Dur {
-    Dur::from_millis(200)
-}
-fn d_buf() -> u64 {
-    131_072
-}
 
 impl Default for TcpConfig {
     fn default() -> Self {
         serde_json::from_str("{}").expect("defaults")
+    }
+}
+
+impl TcpConfig {
+    /// A configuration of `profile` with every other key at its profile value.
+    pub fn with_profile(profile: Profile) -> TcpConfig {
+        TcpConfig { profile, ..Default::default() }
+    }
+
+    /// The concrete settings: each unset key takes the profile's value.
+    pub fn resolve(&self) -> TcpSettings {
+        let p = ProfileDefaults::of(self.profile);
+        TcpSettings {
+            profile: self.profile,
+            mss: self.mss,
+            initial_cwnd: self.initial_cwnd,
+            initial_ssthresh: self.initial_ssthresh,
+            initial_rto: self.initial_rto.unwrap_or(p.initial_rto),
+            min_rto: self.min_rto.unwrap_or(p.min_rto),
+            max_rto: self.max_rto.unwrap_or(p.max_rto),
+            clock_granularity: self.clock_granularity,
+            dupthresh: self.dupthresh,
+            sack: self.sack,
+            delack_count: self.delack_count,
+            delack_timeout: self.delack_timeout.unwrap_or(p.delack_timeout),
+            quickack: self.quickack.unwrap_or(p.quickack),
+            snd_buf: self.snd_buf.unwrap_or(p.snd_buf),
+            rcv_buf: self.rcv_buf.unwrap_or(p.rcv_buf),
+            detect_lost_retransmissions: self.detect_lost_retransmissions.unwrap_or(p.detect_lost_retransmissions),
+            cwnd_validation: self.cwnd_validation.unwrap_or(p.cwnd_validation),
+            timestamps: self.timestamps.unwrap_or(p.timestamps),
+            pacing: self.pacing,
+        }
     }
 }
 

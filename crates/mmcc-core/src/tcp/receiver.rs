@@ -2,7 +2,8 @@
 //! (RFC 2018) and delayed ACKs (RFC 5681 section 4.2: at least every second full segment, an
 //! immediate ACK for out-of-order data or when a hole is filled).
 
-use super::{Ctx, TcpConfig, TimerKind};
+use super::profile::MAX_QUICKACKS;
+use super::{Ctx, TcpSettings, TimerKind};
 use crate::engine::timer::Fired;
 use crate::engine::LazyTimer;
 use crate::net::packet::MAX_SACK_BLOCKS;
@@ -115,13 +116,18 @@ pub struct TcpReceiver {
     nrecent: usize,
     ooo_segs: OooTimes,
     pending: u32,
+    /// Segments still to be ACKed at once (Linux quick-ACK mode); 0 when off.
+    quickacks: u32,
+    quickack: bool,
+    /// TCP option bytes on every ACK (timestamps).
+    opt_bytes: u8,
     delack: LazyTimer,
     /// Application bytes delivered in order.
     pub delivered: u64,
 }
 
 impl TcpReceiver {
-    pub fn new(flow: FlowId, node: NodeId, peer: NodeId, cfg: &TcpConfig) -> TcpReceiver {
+    pub fn new(flow: FlowId, node: NodeId, peer: NodeId, cfg: &TcpSettings) -> TcpReceiver {
         TcpReceiver {
             flow,
             node,
@@ -136,9 +142,17 @@ impl TcpReceiver {
             nrecent: 0,
             ooo_segs: OooTimes::new(cfg.mss as u64),
             pending: 0,
+            quickacks: if cfg.quickack { Self::quickack_budget(cfg) } else { 0 },
+            quickack: cfg.quickack,
+            opt_bytes: cfg.option_bytes() as u8,
             delack: LazyTimer::new(),
             delivered: 0,
         }
+    }
+
+    /// Linux `tcp_incr_quickack`: half the receive window in segments, at most 16.
+    fn quickack_budget(cfg: &TcpSettings) -> u32 {
+        ((cfg.rcv_buf / (2 * cfg.mss.max(1) as u64)) as u32).clamp(1, MAX_QUICKACKS)
     }
 
     fn deliver(&mut self, seq: u64, len: u64, sent_at: Time, ctx: &mut Ctx) {
@@ -154,8 +168,12 @@ impl TcpReceiver {
         ctx.rec.counters.data_received += 1;
         let (s, e) = (pkt.seq, pkt.seq + pkt.len as u64);
         if e <= self.rcv_nxt {
-            // Entirely old: a spurious retransmission. ACK at once (RFC 5681).
+            // Entirely old: a spurious retransmission. ACK at once (RFC 5681); Linux also
+            // re-enters quick-ACK mode (tcp_data_queue: tcp_enter_quickack_mode).
             ctx.rec.counters.dup_data_received += 1;
+            if self.quickack {
+                self.quickacks = MAX_QUICKACKS;
+            }
             self.send_ack(ctx);
             return;
         }
@@ -166,6 +184,9 @@ impl TcpReceiver {
             self.rcv_nxt = e;
             self.pull_in_order(ctx);
             if had_hole {
+                self.send_ack(ctx);
+            } else if self.quickacks > 0 {
+                self.quickacks -= 1;
                 self.send_ack(ctx);
             } else {
                 self.pending += 1;
@@ -271,7 +292,8 @@ impl TcpReceiver {
         // most recent segments (each range once).
         let n = if self.sack && !self.ooo.is_empty() { self.nrecent } else { 0 };
         let blocks = self.recent;
-        let pkt = Packet::new_ack(self.flow, self.node, self.peer, self.rcv_nxt, self.rcv_buf, &blocks[..n], ctx.now);
+        let mut pkt = Packet::new_ack(self.flow, self.node, self.peer, self.rcv_nxt, self.rcv_buf, &blocks[..n], ctx.now);
+        pkt.opt = self.opt_bytes;
         ctx.rec.counters.acks_sent += 1;
         ctx.out.push(pkt);
     }

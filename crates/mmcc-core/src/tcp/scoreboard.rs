@@ -104,6 +104,9 @@ pub struct Scoreboard {
     /// carries nothing new.
     last_blocks: [Range; 4],
     last_n: usize,
+    /// Scratch: the parts of a SACK block not SACKed before (reused, no allocation per ACK;
+    /// unbounded, a block may cover any number of known gaps).
+    fresh: Vec<Range>,
 }
 
 impl Scoreboard {
@@ -264,9 +267,10 @@ impl Scoreboard {
             if b.is_empty() {
                 continue;
             }
-            let mut fresh: [Range; 8] = [Range::default(); 8];
-            let n = self.insert_sacked(b, &mut fresh);
-            for r in &fresh[..n] {
+            let mut fresh = std::mem::take(&mut self.fresh);
+            fresh.clear();
+            self.insert_sacked(b, &mut fresh);
+            for r in &fresh {
                 out.new_sack = true;
                 let Some(i) = self.find(r.start) else { continue };
                 for s in self.segs.range_mut(i..) {
@@ -290,6 +294,7 @@ impl Scoreboard {
                     }
                 }
             }
+            self.fresh = fresh;
         }
         out.rtt_sent_at = newest.and_then(|(t, clean)| clean.then_some(t));
         self.high_delivered_tx = high_tx;
@@ -322,36 +327,32 @@ impl Scoreboard {
         found
     }
 
-    /// Merge `b` into the SACKed ranges; write the parts of `b` not covered before into `fresh`.
-    fn insert_sacked(&mut self, b: Range, fresh: &mut [Range; 8]) -> usize {
+    /// Merge `b` into the SACKed ranges; append the parts of `b` not covered before to `fresh`.
+    fn insert_sacked(&mut self, b: Range, fresh: &mut Vec<Range>) {
         // Fast paths: the block repeats, or extends upwards, the highest SACKed range (the
         // receiver's first block usually does).
         if let Some(last) = self.sacked.back_mut() {
             if b.start >= last.start && b.start <= last.end {
-                if b.end <= last.end {
-                    return 0;
+                if b.end > last.end {
+                    fresh.push(Range::new(last.end, b.end));
+                    last.end = b.end;
                 }
-                fresh[0] = Range::new(last.end, b.end);
-                last.end = b.end;
-                return 1;
+                return;
             }
         }
-        let mut n = 0;
         // ranges overlapping or touching b
         let (lo, hi) = b.touching(&self.sacked);
         let mut cursor = b.start;
         for r in self.sacked.range(lo..hi) {
-            if r.start > cursor && n < fresh.len() {
-                fresh[n] = Range::new(cursor, r.start.min(b.end));
-                n += 1;
+            if r.start > cursor {
+                fresh.push(Range::new(cursor, r.start.min(b.end)));
             }
             cursor = cursor.max(r.end);
         }
-        if cursor < b.end && n < fresh.len() {
-            fresh[n] = Range::new(cursor, b.end);
-            n += 1;
+        if cursor < b.end {
+            fresh.push(Range::new(cursor, b.end));
         }
-        if n > 0 {
+        if !fresh.is_empty() {
             if lo == hi {
                 self.sacked.insert(lo, b);
             } else {
@@ -360,7 +361,6 @@ impl Scoreboard {
                 self.sacked.drain(lo + 1..hi);
             }
         }
-        n
     }
 
     /// RFC 6675 IsLost(): a segment is lost when at least `dupthresh` SACKed segments lie above
@@ -477,6 +477,14 @@ impl Scoreboard {
         }
         if expect != self.snd_nxt {
             return Err("scoreboard does not end at snd_nxt".into());
+        }
+        // every whole segment inside a SACKed range is flagged SACKed, and no other is
+        for s in &self.segs {
+            let k = self.sacked.partition_point(|r| r.end <= s.seq);
+            let inside = self.sacked.get(k).is_some_and(|r| r.start <= s.seq && s.end() <= r.end);
+            if inside != s.sacked {
+                return Err(format!("segment {} SACK flag {} but SACKed ranges say {inside}", s.seq, s.sacked));
+            }
         }
         if (sacked, lost, rtx) != (self.sacked_bytes, self.lost_bytes, self.retrans_bytes) {
             return Err(format!(
@@ -676,6 +684,21 @@ mod tests {
         // once nothing is lost any more, the queue is empty
         b.on_ack(24_000, &[], |_| {});
         assert_eq!(b.next_lost(), None);
+        b.check().unwrap();
+    }
+
+    #[test]
+    fn a_block_covering_more_than_eight_gaps_sacks_every_segment() {
+        // every other segment SACKed: 12 gaps; then one block covers them all
+        let mut b = board(30);
+        for i in (1..25).step_by(2) {
+            b.on_ack(0, &[r(i, i + 1)], |_| {});
+        }
+        b.check().unwrap();
+        let o = b.on_ack(0, &[r(1, 25)], |_| {});
+        assert_eq!(o.delivered, 12_000, "the 12 gaps between 1 and 25 are newly SACKed (8 before the fix)");
+        assert_eq!(b.sacked_bytes(), 24_000);
+        assert_eq!(b.pipe(), 6_000);
         b.check().unwrap();
     }
 

@@ -7,8 +7,8 @@ use super::prr::Prr;
 use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, SegRec};
-use super::{Ctx, TcpConfig, TimerKind};
-use crate::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionKind};
+use super::{Ctx, Profile, TcpSettings, TimerKind};
+use crate::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use crate::engine::timer::Fired;
 use crate::engine::LazyTimer;
 use crate::net::{FlowId, NodeId, Packet};
@@ -18,8 +18,10 @@ pub struct TcpSender {
     pub flow: FlowId,
     pub node: NodeId,
     pub peer: NodeId,
-    cfg: TcpConfig,
+    cfg: TcpSettings,
     mss: u64,
+    /// TCP option bytes on every segment (timestamps).
+    opt_bytes: u8,
     pub cca: Box<dyn CongestionControl>,
     pub cc: CcState,
     pub sb: Scoreboard,
@@ -31,9 +33,17 @@ pub struct TcpSender {
     /// Without SACK: bytes that duplicate ACKs say have left the network (Linux
     /// `tcp_add_reno_sack`: one segment per duplicate ACK), subtracted from the pipe.
     dup_bytes: u64,
-    recovery_point: u64,
+    /// RFC 6582 `recover` (ns-3 `m_recover`, Linux `high_seq`): the highest byte sent when the
+    /// latest loss episode (fast recovery or RTO) began; `None` before the first episode.
+    recover: Option<u64>,
     prr: Prr,
     rwnd: u64,
+    /// Congestion-window validation (Linux `tcp_cwnd_validate`): whether the sender was
+    /// cwnd-limited during the current window, the most it had outstanding, and the sequence
+    /// that ends the window.
+    cwnd_limited: bool,
+    max_outstanding: u64,
+    cwnd_usage_seq: u64,
     rto_timer: LazyTimer,
     pace_timer: LazyTimer,
     app_timer: LazyTimer,
@@ -46,13 +56,14 @@ impl TcpSender {
         flow: FlowId,
         node: NodeId,
         peer: NodeId,
-        cfg: &TcpConfig,
+        cfg: &TcpSettings,
         app: &AppConfig,
         start: Time,
         cca: Box<dyn CongestionControl>,
     ) -> TcpSender {
         let mss = cfg.mss as u64;
         let mut cc = CcState::new(mss, cfg.initial_cwnd as u64);
+        cc.profile = cfg.profile;
         if let Some(s) = cfg.initial_ssthresh {
             cc.ssthresh = s;
         }
@@ -62,6 +73,7 @@ impl TcpSender {
             peer,
             cfg: cfg.clone(),
             mss,
+            opt_bytes: cfg.option_bytes() as u8,
             cca,
             cc,
             sb: Scoreboard::new(),
@@ -71,9 +83,12 @@ impl TcpSender {
             app_stopped: false,
             dupacks: 0,
             dup_bytes: 0,
-            recovery_point: 0,
+            recover: None,
             prr: Prr::default(),
             rwnd: u64::MAX,
+            cwnd_limited: false,
+            max_outstanding: 0,
+            cwnd_usage_seq: 0,
             rto_timer: LazyTimer::new(),
             pace_timer: LazyTimer::new(),
             app_timer: LazyTimer::new(),
@@ -140,6 +155,7 @@ impl TcpSender {
             return;
         }
         self.write_app_data(ctx.now);
+        let mut cwnd_blocked = false;
         loop {
             let pacing = self.pacing_rate();
             if pacing.is_some() && ctx.now < self.next_send_time {
@@ -151,6 +167,7 @@ impl TcpSender {
             // RFC 6675 NextSeg() rule 1: retransmit the first lost segment.
             if let Some(id) = self.sb.next_lost() {
                 if pipe + self.sb.get(id).len as u64 > self.cc.cwnd {
+                    cwnd_blocked = true;
                     break;
                 }
                 self.retransmit(id, ctx);
@@ -172,34 +189,67 @@ impl TcpSender {
                 break;
             }
             let len = avail.min(self.mss);
-            if pipe + len > self.cc.cwnd || self.sb.outstanding() + len > self.rwnd {
+            if pipe + len > self.cc.cwnd {
+                cwnd_blocked = true;
+                break;
+            }
+            if self.sb.outstanding() + len > self.rwnd {
                 break;
             }
             self.cc.app_limited = false;
             self.send_new(len as u32, ctx);
         }
+        self.cwnd_validate(cwnd_blocked);
+    }
+
+    /// Linux `tcp_cwnd_validate`: once per window (or sooner when the flow turns cwnd-limited
+    /// or sends more than before), remember whether it was cwnd-limited and its largest flight.
+    fn cwnd_validate(&mut self, blocked: bool) {
+        let limited = blocked || self.pipe() >= self.cc.cwnd;
+        let out = self.sb.outstanding();
+        if self.sb.snd_una >= self.cwnd_usage_seq || limited || (!self.cwnd_limited && out > self.max_outstanding) {
+            self.cwnd_limited = limited;
+            self.max_outstanding = out;
+            self.cwnd_usage_seq = self.sb.snd_nxt;
+        }
+    }
+
+    /// Linux `tcp_is_cwnd_limited` (RFC 7661): in slow start, cwnd is below twice the largest
+    /// flight of the window; in congestion avoidance, the flow was cwnd-limited in the window.
+    /// Without congestion-window validation (ns-3), always true.
+    fn may_grow_cwnd(&self) -> bool {
+        if !self.cfg.cwnd_validation {
+            return true;
+        }
+        if self.cc.in_slow_start() {
+            return self.cc.cwnd < 2 * self.max_outstanding;
+        }
+        self.cwnd_limited
     }
 
     fn send_new(&mut self, len: u32, ctx: &mut Ctx) {
         let seq = self.sb.snd_nxt;
         let mut rec = SegRec::new(seq, len, ctx.now);
-        let idle = self.pipe() == 0;
+        // Linux tcp_rate_skb_sent: the flow restarts from idle when nothing is outstanding
+        // (packets_out == 0), not when the pipe estimate is zero (after an RTO everything is
+        // marked lost, but the flight continues).
+        let idle = self.sb.outstanding() == 0;
         self.rate.on_send(&mut rec, ctx.now, idle);
         self.sb.push_new(rec);
         self.emit(seq, len, false, ctx);
     }
 
     fn retransmit(&mut self, id: u64, ctx: &mut Ctx) {
-        let idle = self.pipe() == 0;
         let now = ctx.now;
-        self.rate.on_send(self.sb.get_mut(id), now, idle);
+        self.rate.on_send(self.sb.get_mut(id), now, false);
         self.sb.on_retransmit(id, now);
         let (seq, len) = (self.sb.get(id).seq, self.sb.get(id).len);
         self.emit(seq, len, true, ctx);
     }
 
     fn emit(&mut self, seq: u64, len: u32, retx: bool, ctx: &mut Ctx) {
-        let pkt = Packet::data(self.flow, self.node, self.peer, seq, len, ctx.now, retx);
+        let mut pkt = Packet::data(self.flow, self.node, self.peer, seq, len, ctx.now, retx);
+        pkt.opt = self.opt_bytes;
         if let Some(rate) = self.pacing_rate() {
             self.next_send_time = self.next_send_time.max(ctx.now) + rate.tx_time(pkt.wire_bytes() as u64);
         }
@@ -231,14 +281,27 @@ impl TcpSender {
         self.cc.max_rtt = self.rtt.max();
     }
 
-    /// An ACK arrived.
+    /// An ACK arrived. Split as Linux splits `tcp_ack`: process the ACK (scoreboard, duplicate
+    /// ACKs, RTT), detect losses, run the state machine, congestion control, re-arm the timer.
     pub fn on_ack(&mut self, pkt: &Packet, ctx: &mut Ctx) {
         if pkt.ack() < self.sb.snd_una {
             ctx.rec.on_ack(ctx.now, false);
             return; // an old ACK overtaken by a newer one
         }
+        let ack = self.process_ack(pkt, ctx);
+        let newly_lost = self.detect_losses(&ack);
+        let grow = self.run_state_machine(&ack, ctx);
+        self.congestion_control(&ack, grow, newly_lost);
+        self.rearm_rto(ack.advanced, ctx);
+        self.try_send(ctx);
+        self.record_window(ctx);
+    }
+
+    /// Apply the ACK to the scoreboard; count duplicate ACKs; take the RTT sample.
+    fn process_ack(&mut self, pkt: &Packet, ctx: &mut Ctx) -> AckInfo {
         // Writes due before this ACK see the buffer as it was before the ACK frees space.
         self.write_app_data(ctx.now);
+        let rwnd_changed = self.rwnd != pkt.rwnd as u64 && self.rwnd != u64::MAX;
         self.rwnd = pkt.rwnd as u64;
         let now = ctx.now;
         self.cc.now = now;
@@ -250,15 +313,22 @@ impl TcpSender {
         let res = self.sb.on_ack(pkt.ack(), blocks, |s| rate.on_delivered(s, now));
         let advanced = res.cum_acked > 0;
 
-        // RFC 5681: a duplicate ACK acknowledges nothing new while data is outstanding.
+        // Duplicate ACK. With SACK (RFC 6675 section 2, ns-3 `isDupack`, Linux `sacked_out`):
+        // an ACK whose SACK blocks report data not SACKed before, whatever its cumulative
+        // part; a duplicate of an old segment (e.g. a go-back-N retransmission of data that was
+        // only delayed) is not one. Without SACK (RFC 5681 section 2): nothing new acknowledged,
+        // data outstanding, no payload and the same advertised window (no window update).
         let mut delivered = res.delivered;
-        let is_dup = !advanced && outstanding_before > 0;
-        ctx.rec.on_ack(now, is_dup);
-        if advanced {
-            self.dupacks = 0;
-            self.dup_bytes = self.dup_bytes.saturating_sub(res.cum_acked);
-        } else if is_dup {
-            self.dupacks += 1;
+        let is_dup = if self.cfg.sack {
+            res.new_sack
+        } else {
+            !advanced && outstanding_before > 0 && pkt.len == 0 && !rwnd_changed
+        };
+        ctx.rec.on_ack(now, is_dup && !advanced);
+        if is_dup {
+            if self.cc.state != CaState::Recovery && self.cc.state != CaState::Loss {
+                self.dupacks += 1;
+            }
             if !self.cfg.sack {
                 // RFC 6937: without SACK, a duplicate ACK delivered one segment.
                 let room = self.sb.outstanding().saturating_sub(self.mss + self.dup_bytes);
@@ -266,6 +336,16 @@ impl TcpSender {
                 self.dup_bytes += d;
                 delivered += d;
             }
+        } else if advanced {
+            self.dupacks = 0;
+        }
+        if advanced {
+            if !self.cfg.sack {
+                // The duplicate ACKs already counted part of this span as delivered (RFC 6937
+                // without SACK; Linux tcp_remove_reno_sacks: max(acked - sacked_out, 1)).
+                delivered = res.delivered.saturating_sub(self.dup_bytes).max(self.mss.min(res.delivered));
+            }
+            self.dup_bytes = self.dup_bytes.saturating_sub(res.cum_acked);
         }
 
         // RTT sample (Karn's rule is applied by the scoreboard).
@@ -279,93 +359,148 @@ impl TcpSender {
         self.cc.snd_nxt = self.sb.snd_nxt;
         self.cc.delivered = self.rate.delivered;
         self.cc.bytes_in_flight = prior_in_flight;
-        let ack_ev = AckEvent { segments_acked: res.cum_segments, bytes_acked: res.cum_acked, rtt: rtt_sample };
+        // Segments the algorithm counts: ns-3 the cumulatively acknowledged ones
+        // (ProcessAck's segsAcked, SACKed before or not); Linux the newly delivered ones
+        // (tcp_ack's acked_sacked: cumulatively acknowledged or SACKed by this ACK).
+        let segments_acked = match self.cfg.profile {
+            Profile::Ns3 => res.cum_segments,
+            Profile::Linux => delivered.div_ceil(self.mss) as u32,
+        };
+        let ev = AckEvent { segments_acked, bytes_acked: res.cum_acked, rtt: rtt_sample };
         if res.delivered > 0 || advanced {
-            self.cca.on_ack(&mut self.cc, &ack_ev);
+            self.cca.on_ack(&mut self.cc, &ev);
         }
+        AckInfo { ev, advanced, new_sack: res.new_sack, delivered, prior_in_flight }
+    }
 
-        let mut newly_lost = if self.cfg.sack && res.new_sack { self.sb.mark_losses(self.cfg.dupthresh) } else { 0 };
+    /// RFC 6675 IsLost() marking, and lost retransmissions by send order when enabled.
+    fn detect_losses(&mut self, ack: &AckInfo) -> u64 {
+        let mut newly_lost = if self.cfg.sack && ack.new_sack { self.sb.mark_losses(self.cfg.dupthresh) } else { 0 };
         if self.cfg.sack && self.cfg.detect_lost_retransmissions {
             newly_lost += self.sb.detect_lost_retransmissions(self.cfg.dupthresh as u64);
         }
-        let controls = self.cca.controls_window();
+        newly_lost
+    }
 
+    /// RFC 6582 section 3.2 step 2 (ns-3 `m_highRxAckMark >= m_recover`, Linux `high_seq`):
+    /// duplicate ACKs start a new fast recovery only once the cumulative ACK has passed the
+    /// point where the previous episode began.
+    fn past_recover(&self) -> bool {
+        match self.recover {
+            None => true,
+            Some(r) => match self.cfg.profile {
+                Profile::Ns3 => self.sb.snd_una >= r,
+                Profile::Linux => self.sb.snd_una > r,
+            },
+        }
+    }
+
+    /// The congestion state machine (RFC 6675 section 5, RFC 6937, RFC 6582); returns whether
+    /// this ACK may grow cwnd.
+    fn run_state_machine(&mut self, ack: &AckInfo, ctx: &mut Ctx) -> bool {
+        let controls = self.cca.controls_window();
         match self.cc.state {
             CaState::Open | CaState::Disorder => {
-                let loss = self.sb.outstanding() > 0
-                    && (self.dupacks >= self.cfg.dupthresh || (self.cfg.sack && self.sb.head_is_lost()));
-                if loss {
-                    self.enter_recovery(prior_in_flight, delivered, ctx);
-                } else {
-                    if advanced && !controls {
-                        self.cca.increase_window(&mut self.cc, &ack_ev);
-                    }
-                    let st = if self.dupacks > 0 || self.sb.sacked_bytes() > 0 { CaState::Disorder } else { CaState::Open };
-                    self.set_state(st, ctx);
+                let by_dupacks = self.dupacks >= self.cfg.dupthresh && self.past_recover();
+                let by_sack = self.cfg.sack && self.sb.head_is_lost();
+                if self.sb.outstanding() > 0 && (by_dupacks || by_sack) {
+                    self.enter_recovery(ack.prior_in_flight, ack.delivered, ctx);
+                    return false;
                 }
+                let st = if self.dupacks > 0 || self.sb.sacked_bytes() > 0 { CaState::Disorder } else { CaState::Open };
+                self.set_state(st, ctx);
+                // ns-3 grows cwnd only once back in Open (TcpSocketBase::ProcessAck); Linux
+                // also in Disorder (tcp_may_raise_cwnd).
+                ack.advanced && (st == CaState::Open || self.cfg.profile == Profile::Linux)
             }
             CaState::Recovery => {
-                if self.sb.snd_una >= self.recovery_point {
-                    // RFC 6675 / RFC 6937: recovery ends; cwnd = ssthresh.
+                if self.recover.is_some_and(|r| self.sb.snd_una >= r) {
+                    // RFC 6675 / RFC 6937: recovery ends; cwnd = ssthresh (ns-3 ExitRecovery,
+                    // Linux tcp_end_cwnd_reduction), and the same ACK may grow it (both).
                     if !controls {
                         self.cc.cwnd = self.cc.ssthresh.max(self.mss);
                     }
                     self.dup_bytes = 0;
+                    self.dupacks = 0;
                     let st = if self.sb.sacked_bytes() > 0 { CaState::Disorder } else { CaState::Open };
                     self.set_state(st, ctx);
+                    ack.advanced
                 } else {
-                    if !self.cfg.sack && advanced {
+                    if !self.cfg.sack && ack.advanced {
                         // RFC 6582: a partial ACK retransmits the next unacknowledged segment.
                         self.sb.mark_head_lost();
                     }
                     if !controls {
-                        self.cc.cwnd = self.prr.on_ack(delivered, self.pipe(), self.cc.ssthresh, self.mss);
+                        self.cc.cwnd = self.prr.on_ack(ack.delivered, self.pipe(), self.cc.ssthresh, self.mss);
                     }
+                    false
                 }
             }
             CaState::Loss => {
-                if advanced && !controls {
-                    self.cca.increase_window(&mut self.cc, &ack_ev);
-                }
-                if self.sb.snd_una >= self.recovery_point {
+                if self.recover.is_some_and(|r| self.sb.snd_una >= r) {
+                    self.dupacks = 0;
                     self.set_state(CaState::Open, ctx);
                 }
+                ack.advanced
             }
         }
+    }
 
+    /// Window growth (gated by congestion-window validation) and the rate sample.
+    fn congestion_control(&mut self, ack: &AckInfo, grow: bool, newly_lost: u64) {
+        if grow && !self.cca.controls_window() && self.may_grow_cwnd() {
+            self.cca.increase_window(&mut self.cc, &ack.ev);
+        }
         let mut rs = self.rate.finish(self.rtt.min());
-        rs.rtt = rtt_sample;
-        rs.acked_sacked = delivered;
+        rs.rtt = ack.ev.rtt;
+        rs.acked_sacked = ack.delivered;
         rs.newly_lost = newly_lost;
-        rs.prior_in_flight = prior_in_flight;
+        rs.prior_in_flight = ack.prior_in_flight;
+        rs.in_flight = self.pipe();
         self.cca.on_rate_sample(&mut self.cc, &rs);
+        if std::mem::take(&mut self.cc.request_app_limited) {
+            // The algorithm asks that the samples of the current flight not count as
+            // bandwidth samples (Linux `tp->app_limited`, set by BBR in ProbeRTT).
+            self.rate.on_app_limited(self.pipe());
+        }
+    }
 
-        // RFC 6298 (5.2, 5.3): restart the timer on new data acknowledged; stop when all is.
+    /// RFC 6298 (5.2, 5.3): restart the timer on new data acknowledged; stop when all is.
+    fn rearm_rto(&mut self, advanced: bool, ctx: &mut Ctx) {
         if advanced {
             if self.sb.outstanding() > 0 {
-                let at = now + self.rtt.rto();
+                let at = ctx.now + self.rtt.rto();
                 Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
             } else {
                 self.rto_timer.cancel();
             }
         }
-        self.try_send(ctx);
-        self.record_window(ctx);
+    }
+
+    /// ns-3 passes the bytes in flight to GetSsThresh after the ACK that triggers recovery
+    /// (TcpSocketBase::EnterRecovery); Linux algorithms read cwnd ([`CcState::loss_window`]).
+    fn congestion_event(&mut self, kind: CongestionKind, prior_cwnd: u64, bytes_in_flight: u64) -> CongestionEvent {
+        CongestionEvent { kind, prior_cwnd, bytes_in_flight }
     }
 
     fn enter_recovery(&mut self, prior_in_flight: u64, delivered: u64, ctx: &mut Ctx) {
         ctx.rec.counters.fast_retransmits += 1;
         ctx.rec.event(ctx.now, "fast_retransmit", self.sb.snd_una as f64);
-        self.cc.bytes_in_flight = prior_in_flight;
+        let prior_cwnd = self.cc.cwnd;
+        // ns-3: the pipe after this ACK (EnterRecovery's BytesInFlight); Linux reads cwnd.
+        let flight = if self.cfg.profile == Profile::Ns3 { self.pipe() } else { prior_in_flight };
+        self.cc.bytes_in_flight = flight;
+        self.recover = Some(self.sb.snd_nxt);
+        self.dupacks = 0;
+        let ev = self.congestion_event(CongestionKind::FastRetransmit, prior_cwnd, flight);
         if !self.cca.uses_fast_recovery() {
             // Tahoe: ssthresh from the algorithm, cwnd = 1 segment, slow start; the lost
             // segments are retransmitted in order as the window opens (Loss state).
             self.cc.ssthresh = self.cca.ssthresh(&self.cc);
             self.cc.cwnd = self.mss;
-            self.cca.on_congestion_event(&mut self.cc, CongestionKind::FastRetransmit);
+            self.cca.on_congestion_event(&mut self.cc, &ev);
             self.sb.mark_head_lost();
             self.dup_bytes = 0;
-            self.recovery_point = self.sb.snd_nxt;
             self.set_state(CaState::Loss, ctx);
             if let Some(id) = self.sb.next_lost() {
                 self.retransmit(id, ctx);
@@ -374,8 +509,7 @@ impl TcpSender {
         }
         let controls = self.cca.controls_window();
         self.cc.ssthresh = self.cca.ssthresh(&self.cc);
-        self.cca.on_congestion_event(&mut self.cc, CongestionKind::FastRetransmit);
-        self.recovery_point = self.sb.snd_nxt;
+        self.cca.on_congestion_event(&mut self.cc, &ev);
         self.prr.start(self.sb.outstanding());
         self.sb.mark_head_lost();
         self.set_state(CaState::Recovery, ctx);
@@ -388,6 +522,21 @@ impl TcpSender {
         }
     }
 
+    /// Whether this timeout lowers ssthresh. ns-3 (`ReTxTimeout`): unless the sender is already
+    /// in Loss with the head retransmitted. Linux (`tcp_enter_loss`): at a new episode only
+    /// (state below Recovery, or the previous episode over, or no retransmission yet).
+    fn rto_lowers_ssthresh(&self) -> bool {
+        let head_retransmitted = self.sb.head_id().is_some_and(|id| self.sb.get(id).tx_count > 1);
+        match self.cfg.profile {
+            Profile::Ns3 => self.cc.state != CaState::Loss || !head_retransmitted,
+            Profile::Linux => {
+                self.cc.state < CaState::Recovery
+                    || self.recover.is_none_or(|r| self.sb.snd_una >= r)
+                    || (self.cc.state == CaState::Loss && self.rtt.backoff_count() == 0)
+            }
+        }
+    }
+
     fn on_rto(&mut self, ctx: &mut Ctx) {
         if self.sb.outstanding() == 0 {
             return;
@@ -395,21 +544,22 @@ impl TcpSender {
         ctx.rec.counters.rtos += 1;
         ctx.rec.event(ctx.now, "rto", self.rtt.rto().millis_f64());
         self.cc.now = ctx.now;
+        let prior_cwnd = self.cc.cwnd;
         self.cc.bytes_in_flight = self.pipe();
-        // Reduce ssthresh once per loss episode (Linux tcp_enter_loss; repeated timeouts of
-        // the same episode keep it).
-        if self.cc.state != CaState::Loss {
+        if self.rto_lowers_ssthresh() {
             self.cc.ssthresh = self.cca.ssthresh(&self.cc);
         }
         // RFC 5681: loss window of one segment, slow start.
         self.cc.cwnd = self.mss;
-        self.cca.on_congestion_event(&mut self.cc, CongestionKind::Timeout);
+        let ev = self.congestion_event(CongestionKind::Timeout, prior_cwnd, self.cc.bytes_in_flight);
+        self.cca.on_congestion_event(&mut self.cc, &ev);
         // RFC 6298 (5.5): back off.
         self.rtt.back_off();
         self.sb.mark_all_lost();
         self.dupacks = 0;
         self.dup_bytes = 0;
-        self.recovery_point = self.sb.snd_nxt;
+        // RFC 6582 / RFC 6675 section 5.1: RecoveryPoint = HighData.
+        self.recover = Some(self.sb.snd_nxt);
         self.set_state(CaState::Loss, ctx);
         self.next_send_time = ctx.now;
         // RFC 6298 (5.6): restart the timer with the backed-off RTO.
@@ -449,4 +599,14 @@ impl TcpSender {
     pub fn done(&self) -> bool {
         self.app.finished() && self.sb.snd_una >= self.app.written
     }
+}
+
+/// What [`TcpSender::process_ack`] found, for the later steps of the ACK.
+struct AckInfo {
+    ev: AckEvent,
+    advanced: bool,
+    new_sack: bool,
+    /// RFC 6937 DeliveredData (plus one segment per duplicate ACK without SACK).
+    delivered: u64,
+    prior_in_flight: u64,
 }

@@ -11,7 +11,7 @@ use mmcc_core::{Bandwidth, Dur, Time};
 pub fn dumbbell(rate: Bandwidth, rtt: Dur, buffer_bytes: u64, duration: Dur) -> SimConfig {
     let access = Dur::from_micros(100);
     let bottleneck_delay = Dur(rtt.0 / 2 - access.0);
-    let tcp = TcpConfig { snd_buf: 64 << 20, rcv_buf: 64 << 20, ..Default::default() };
+    let tcp = TcpConfig { snd_buf: Some(64 << 20), rcv_buf: Some(64 << 20), ..Default::default() };
     SimConfig {
         name: "dumbbell".into(),
         seed: 1,

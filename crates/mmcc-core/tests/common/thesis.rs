@@ -5,7 +5,7 @@ use mmcc_core::radio::{Obstacle, ObstacleKind, RadioConfig, VelocityChange};
 use mmcc_core::radio::RadioLinkConfig;
 use mmcc_core::sim::{FlowConfig, LinkConfig, SimConfig};
 use mmcc_core::tcp::app::AppConfig;
-use mmcc_core::tcp::TcpConfig;
+use mmcc_core::tcp::{Profile, TcpConfig};
 use mmcc_core::{Bandwidth, Dur, Time};
 
 pub fn obstacles() -> Vec<Obstacle> {
@@ -40,7 +40,7 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
         rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(rlc), limit_packets: None },
         ..Default::default()
     };
-    let tcp = TcpConfig { mss: 1400, snd_buf: 6_553_600, rcv_buf: 6_553_600, ..Default::default() };
+    let tcp = TcpConfig { mss: 1400, snd_buf: Some(6_553_600), rcv_buf: Some(6_553_600), ..TcpConfig::with_profile(Profile::Ns3) };
     // wired queues large: the RLC buffer is the bottleneck under study
     let big = || QueueConfig::DropTail { limit_bytes: Some(100_000_000), limit_packets: None };
     let server_link = DirectionConfig {

@@ -1,0 +1,159 @@
+//! Stack profiles: a named bundle of TCP behaviours that reproduces one reference stack.
+//!
+//! | switch | `ns3` (ns-3 3.35-3.37) | `linux` (Linux 6.x) | reference |
+//! | --- | --- | --- | --- |
+//! | `initial_rto` | 1 s | 1 s | ns-3 `RttEstimator::InitialEstimation`; Linux `TCP_TIMEOUT_INIT` |
+//! | `min_rto` | 1 s | 200 ms | ns-3 `TcpSocketBase::MinRto`; Linux `TCP_RTO_MIN` |
+//! | `max_rto` | 60 s | 120 s | ns-3 `TcpSocketBase::ReTxTimeout`; Linux `TCP_RTO_MAX` |
+//! | `delack_timeout` | 200 ms | 40 ms | ns-3 `TcpSocket::DelAckTimeout`; Linux `TCP_DELACK_MIN` |
+//! | `quickack` | off | on (16 segments) | Linux `tcp_enter_quickack_mode`, `TCP_MAX_QUICKACKS` |
+//! | `snd_buf` / `rcv_buf` | 128 KiB | 4 MiB / 6 MiB | ns-3 `TcpSocket::SndBufSize/RcvBufSize`; Linux `tcp_wmem[2]`/`tcp_rmem[2]` |
+//! | `detect_lost_retransmissions` | off (RTO repairs) | on (RACK-style) | Linux `tcp_rack_detect_loss` |
+//! | `cwnd_validation` | off | on | Linux `tcp_is_cwnd_limited` (RFC 7661) |
+//! | `timestamps` | on | on | ns-3 `TcpSocketBase::Timestamp`; Linux `tcp_timestamps=1` |
+//! | growth per ACK | per ns-3 class | per Linux module | [`crate::cca`] algorithms read [`Profile`] |
+//! | ssthresh input | bytes in flight | cwnd | ns-3 `GetSsThresh(tcb, BytesInFlight())`; Linux `ca_ops->ssthresh(sk)` |
+//! | ssthresh on RTO | unless in Loss with the head already retransmitted | only at the start of a new episode | ns-3 `ReTxTimeout`; Linux `tcp_enter_loss` |
+//!
+//! Identical in both references, so no switch: SACK with RFC 6675 loss detection, PRR
+//! (RFC 6937; ns-3 3.37 `TcpPrrRecovery`, Linux `tcp_cwnd_reduction`), limited transmit through
+//! the pipe estimate, no fast retransmit until the cumulative ACK passes the recovery point
+//! (RFC 6582 3.2; ns-3 `m_recover`, Linux `high_seq`), pacing only when the algorithm sets a
+//! rate (BBR; CUBIC is unpaced without an fq qdisc in Linux and without EnablePacing in ns-3).
+
+use crate::time::Dur;
+use serde::{Deserialize, Serialize};
+
+/// The reference stack a flow follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// ns-3 3.35-3.37 `TcpSocketBase` and its `TcpCongestionOps` classes.
+    Ns3,
+    /// Linux 6.x `net/ipv4/tcp_*.c`.
+    #[default]
+    Linux,
+}
+
+impl Profile {
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Ns3 => "ns3",
+            Profile::Linux => "linux",
+        }
+    }
+}
+
+/// The values a profile gives the keys a scenario leaves unset.
+#[derive(Clone, Copy, Debug)]
+pub struct ProfileDefaults {
+    pub initial_rto: Dur,
+    pub min_rto: Dur,
+    pub max_rto: Dur,
+    pub delack_timeout: Dur,
+    pub quickack: bool,
+    pub snd_buf: u64,
+    pub rcv_buf: u64,
+    pub detect_lost_retransmissions: bool,
+    pub cwnd_validation: bool,
+    pub timestamps: bool,
+}
+
+impl ProfileDefaults {
+    pub fn of(p: Profile) -> ProfileDefaults {
+        match p {
+            Profile::Ns3 => ProfileDefaults {
+                initial_rto: Dur::from_secs(1),
+                min_rto: Dur::from_secs(1),
+                max_rto: Dur::from_secs(60),
+                delack_timeout: Dur::from_millis(200),
+                quickack: false,
+                snd_buf: 131_072,
+                rcv_buf: 131_072,
+                detect_lost_retransmissions: false,
+                cwnd_validation: false,
+                timestamps: true,
+            },
+            Profile::Linux => ProfileDefaults {
+                initial_rto: Dur::from_secs(1),
+                min_rto: Dur::from_millis(200),
+                max_rto: Dur::from_secs(120),
+                delack_timeout: Dur::from_millis(40),
+                quickack: true,
+                snd_buf: 4 << 20,
+                rcv_buf: 6 << 20,
+                detect_lost_retransmissions: true,
+                cwnd_validation: true,
+                timestamps: true,
+            },
+        }
+    }
+}
+
+/// Linux `TCP_MAX_QUICKACKS`: segments ACKed at once in quick-ACK mode.
+pub const MAX_QUICKACKS: u32 = 16;
+
+/// Bytes of the timestamp option (10, padded to 12) on every segment when timestamps are on.
+pub const TIMESTAMP_OPTION_BYTES: u32 = 12;
+
+/// The concrete settings a flow runs with ([`super::TcpConfig::resolve`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TcpSettings {
+    pub profile: Profile,
+    pub mss: u32,
+    pub initial_cwnd: u32,
+    pub initial_ssthresh: Option<u64>,
+    pub initial_rto: Dur,
+    pub min_rto: Dur,
+    pub max_rto: Dur,
+    pub clock_granularity: Dur,
+    pub dupthresh: u32,
+    pub sack: bool,
+    pub delack_count: u32,
+    pub delack_timeout: Dur,
+    pub quickack: bool,
+    pub snd_buf: u64,
+    pub rcv_buf: u64,
+    pub detect_lost_retransmissions: bool,
+    pub cwnd_validation: bool,
+    pub timestamps: bool,
+    pub pacing: bool,
+}
+
+impl TcpSettings {
+    /// TCP option bytes on every segment (the timestamp option when on).
+    pub fn option_bytes(&self) -> u32 {
+        if self.timestamps {
+            TIMESTAMP_OPTION_BYTES
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::TcpConfig;
+    use super::*;
+
+    #[test]
+    fn unset_keys_take_the_profile_value_and_set_keys_override_it() {
+        let ns3 = TcpConfig::with_profile(Profile::Ns3).resolve();
+        assert_eq!((ns3.min_rto, ns3.delack_timeout, ns3.rcv_buf), (Dur::from_secs(1), Dur::from_millis(200), 131_072));
+        assert!(!ns3.detect_lost_retransmissions && !ns3.cwnd_validation && !ns3.quickack);
+        let linux = TcpConfig::default().resolve();
+        assert_eq!(linux.profile, Profile::Linux);
+        assert_eq!((linux.min_rto, linux.delack_timeout), (Dur::from_millis(200), Dur::from_millis(40)));
+        assert!(linux.detect_lost_retransmissions && linux.cwnd_validation && linux.quickack);
+        let mixed = TcpConfig { min_rto: Some(Dur::from_millis(300)), ..TcpConfig::with_profile(Profile::Ns3) }.resolve();
+        assert_eq!(mixed.min_rto, Dur::from_millis(300));
+        assert_eq!(mixed.delack_timeout, Dur::from_millis(200));
+    }
+
+    #[test]
+    fn profile_names_parse() {
+        let c: TcpConfig = serde_json::from_str(r#"{"profile": "ns3"}"#).unwrap();
+        assert_eq!(c.profile, Profile::Ns3);
+        assert!(serde_json::from_str::<TcpConfig>(r#"{"profile": "bsd"}"#).is_err());
+    }
+}

@@ -1,0 +1,564 @@
+/*
+ * mmcc-ns3-runner: runs a scenario exported by `mmcc export-ns3` in ns-3 (3.35-3.37) with the
+ * same semantics as the mmcc simulator, and writes the tables mmcc writes (per flow, and per
+ * 100 ms bin: throughput, cwnd, RTT) as CSV.
+ *
+ *   mmcc-ns3-runner --config=case.json --out=DIR [--seed=N]
+ *
+ * What the runner maps, and how (each choice is the ns-3 way of saying what mmcc models):
+ * - nodes, point-to-point links (rate, delay, MTU) with their own /30 subnet and global routing;
+ * - the queue of each link direction: ns-3's traffic-control layer is removed (Ipv4AddressHelper
+ *   installs FqCoDel by default) and the device's DropTailQueue is given the scenario's limit in
+ *   bytes or packets, so the drop-tail queue is the only buffer;
+ * - the error model of a link direction sits on the receiving device (ReceiveErrorModel), with the
+ *   scenario's unit (bit, byte, packet) and rate;
+ * - a time-varying rate (steps or a Mahimahi trace, exported as (time, rate) steps) changes the
+ *   sending device's DataRate at each step;
+ * - TCP: every TcpSocket / TcpSocketBase attribute from the flow's resolved TCP settings, the
+ *   flow's algorithm as its own TcpL4Protocol SocketType at socket creation, PRR recovery, pacing
+ *   when the settings (or BBR, which needs it) ask for it;
+ * - applications: a bulk sender that keeps the send buffer full (or sends a byte budget), and a
+ *   PacketSink at the receiver.
+ */
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+using json = nlohmann::json;
+
+namespace
+{
+
+[[noreturn]] void
+Fail(const std::string& what)
+{
+    std::cerr << "mmcc-ns3-runner: error: " << what << std::endl;
+    std::exit(2);
+}
+
+/// mmcc algorithm name -> ns-3 TypeId name (the classes ns-3 3.37 ships, and this module's).
+std::string
+Ns3TypeName(const std::string& cca)
+{
+    static const std::map<std::string, std::string> names = {
+        {"newreno", "ns3::TcpNewReno"},
+        {"highspeed", "ns3::TcpHighSpeed"},
+        {"cubic", "ns3::TcpCubic"},
+        {"bbr", "ns3::TcpBbr"},
+        {"vegas", "ns3::TcpVegas"},
+        {"scalable", "ns3::TcpScalable"},
+        {"bic", "ns3::TcpBic"},
+        {"htcp", "ns3::TcpHtcp"},
+        {"hybla", "ns3::TcpHybla"},
+        {"westwood", "ns3::TcpWestwood"},
+        {"yeah", "ns3::TcpYeah"},
+        {"rttv", "ns3::TcpRttv"},
+        {"msscca", "ns3::TcpMssCca"},
+        {"mrvhs", "ns3::TcpMrvhs"},
+        {"fbtcp", "ns3::TcpFbTcp"},
+        {"dtcp", "ns3::TcpDtcp"},
+        {"mmstcp", "ns3::TcpMmsTcp"},
+    };
+    auto it = names.find(cca);
+    if (it == names.end())
+    {
+        Fail("algorithm '" + cca + "' has no ns-3 class in this runner");
+    }
+    return it->second;
+}
+
+/// Per-flow measurements, binned as mmcc's series table.
+struct FlowStats
+{
+    Time bin;
+    std::vector<uint64_t> rxBytes;
+    std::vector<double> cwnd; // last value seen in the bin, -1: none
+    std::vector<double> ssthresh;
+    std::vector<double> rttSum;
+    std::vector<uint32_t> rttN;
+    uint64_t totalRx = 0;
+    uint32_t rtos = 0;
+    uint32_t fastRetx = 0;
+    uint64_t txBytes = 0;
+    uint64_t retxBytes = 0;
+    uint32_t highSeq = 0;
+    bool anySent = false;
+
+    size_t Index(Time t) const
+    {
+        return static_cast<size_t>(t.GetNanoSeconds() / bin.GetNanoSeconds());
+    }
+
+    void Grow(size_t i)
+    {
+        if (i >= rxBytes.size())
+        {
+            rxBytes.resize(i + 1, 0);
+            cwnd.resize(i + 1, -1);
+            ssthresh.resize(i + 1, -1);
+            rttSum.resize(i + 1, 0);
+            rttN.resize(i + 1, 0);
+        }
+    }
+};
+
+std::vector<FlowStats> g_stats;
+
+/// A bulk sender: one TCP socket of the flow's algorithm that keeps the send buffer full (or
+/// writes a byte budget), from `start` until `stop`.
+class BulkSender : public Application
+{
+  public:
+    void Setup(Address peer, TypeId cca, uint64_t budget, size_t flow)
+    {
+        m_peer = peer;
+        m_cca = cca;
+        m_budget = budget;
+        m_flow = flow;
+    }
+
+    Ptr<Socket> GetSocket() const
+    {
+        return m_socket;
+    }
+
+  private:
+    void StartApplication() override
+    {
+        Ptr<TcpL4Protocol> tcp = GetNode()->GetObject<TcpL4Protocol>();
+        tcp->SetAttribute("SocketType", TypeIdValue(m_cca)); // this socket's algorithm
+        m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+        m_socket->Bind();
+        m_socket->Connect(m_peer);
+        m_socket->SetConnectCallback(MakeCallback(&BulkSender::Connected, this),
+                                     MakeNullCallback<void, Ptr<Socket>>());
+        m_socket->SetSendCallback(MakeCallback(&BulkSender::Space, this));
+        size_t f = m_flow;
+        m_socket->TraceConnectWithoutContext(
+            "CongestionWindow",
+            MakeBoundCallback(+[](size_t fl, uint32_t, uint32_t v) {
+                FlowStats& s = g_stats[fl];
+                size_t i = s.Index(Simulator::Now());
+                s.Grow(i);
+                s.cwnd[i] = v;
+            }, f));
+        m_socket->TraceConnectWithoutContext(
+            "SlowStartThreshold",
+            MakeBoundCallback(+[](size_t fl, uint32_t, uint32_t v) {
+                FlowStats& s = g_stats[fl];
+                size_t i = s.Index(Simulator::Now());
+                s.Grow(i);
+                s.ssthresh[i] = v;
+            }, f));
+        m_socket->TraceConnectWithoutContext(
+            "RTT",
+            MakeBoundCallback(+[](size_t fl, Time, Time v) {
+                FlowStats& s = g_stats[fl];
+                size_t i = s.Index(Simulator::Now());
+                s.Grow(i);
+                s.rttSum[i] += v.GetSeconds() * 1e3;
+                s.rttN[i] += 1;
+            }, f));
+        m_socket->TraceConnectWithoutContext(
+            "CongState",
+            MakeBoundCallback(+[](size_t fl, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v) {
+                FlowStats& s = g_stats[fl];
+                if (v == TcpSocketState::CA_RECOVERY)
+                {
+                    s.fastRetx++;
+                }
+                if (v == TcpSocketState::CA_LOSS)
+                {
+                    s.rtos++;
+                }
+            }, f));
+        m_socket->TraceConnectWithoutContext(
+            "Tx",
+            MakeBoundCallback(+[](size_t fl, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+                FlowStats& s = g_stats[fl];
+                uint32_t len = p->GetSize();
+                if (len == 0)
+                {
+                    return;
+                }
+                s.txBytes += len;
+                uint32_t seq = h.GetSequenceNumber().GetValue();
+                if (s.anySent && seq < s.highSeq)
+                {
+                    s.retxBytes += len;
+                }
+                else
+                {
+                    s.highSeq = seq + len;
+                    s.anySent = true;
+                }
+            }, f));
+    }
+
+    void StopApplication() override
+    {
+        m_stopped = true;
+    }
+
+    void Connected(Ptr<Socket>)
+    {
+        Fill();
+    }
+
+    void Space(Ptr<Socket>, uint32_t)
+    {
+        Fill();
+    }
+
+    void Fill()
+    {
+        while (!m_stopped && (m_budget == 0 || m_written < m_budget))
+        {
+            uint32_t room = m_socket->GetTxAvailable();
+            if (room == 0)
+            {
+                break;
+            }
+            uint64_t n = room;
+            if (m_budget > 0)
+            {
+                n = std::min<uint64_t>(n, m_budget - m_written);
+            }
+            n = std::min<uint64_t>(n, 1 << 20);
+            int sent = m_socket->Send(Create<Packet>(static_cast<uint32_t>(n)));
+            if (sent <= 0)
+            {
+                break;
+            }
+            m_written += static_cast<uint64_t>(sent);
+        }
+    }
+
+    Address m_peer;
+    TypeId m_cca;
+    uint64_t m_budget = 0;
+    uint64_t m_written = 0;
+    size_t m_flow = 0;
+    bool m_stopped = false;
+    Ptr<Socket> m_socket;
+};
+
+void
+OnRx(size_t flow, Ptr<const Packet> p, const Address&)
+{
+    FlowStats& s = g_stats[flow];
+    size_t i = s.Index(Simulator::Now());
+    s.Grow(i);
+    s.rxBytes[i] += p->GetSize();
+    s.totalRx += p->GetSize();
+}
+
+std::string
+LimitText(const json& q)
+{
+    if (q.contains("limit_bytes") && !q["limit_bytes"].is_null())
+    {
+        return std::to_string(q["limit_bytes"].get<uint64_t>()) + "B";
+    }
+    if (q.contains("limit_packets") && !q["limit_packets"].is_null())
+    {
+        return std::to_string(q["limit_packets"].get<uint64_t>()) + "p";
+    }
+    return "1000p";
+}
+
+/// Configure one direction (`dev` sends, `peer` receives): queue, error model, rate schedule.
+void
+ConfigureDirection(const json& d,
+                   Ptr<PointToPointNetDevice> dev,
+                   Ptr<PointToPointNetDevice> peer,
+                   const std::string& where)
+{
+    if (d.is_null())
+    {
+        return;
+    }
+    if (d.contains("queue") && !d["queue"].is_null())
+    {
+        const json& q = d["queue"];
+        std::string type = q.value("type", "droptail");
+        if (type != "droptail")
+        {
+            Fail(where + ".queue: only drop-tail queues are mapped to ns-3 by this runner, got '" +
+                 type + "'");
+        }
+        Ptr<Queue<Packet>> queue = dev->GetQueue();
+        queue->SetAttribute("MaxSize", QueueSizeValue(LimitText(q)));
+    }
+    if (d.contains("error") && !d["error"].is_null())
+    {
+        const json& e = d["error"];
+        std::string unit = e.at("unit").get<std::string>();
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetRate(e.at("rate").get<double>());
+        if (unit == "packet")
+        {
+            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+        }
+        else if (unit == "byte")
+        {
+            em->SetUnit(RateErrorModel::ERROR_UNIT_BYTE);
+        }
+        else if (unit == "bit")
+        {
+            em->SetUnit(RateErrorModel::ERROR_UNIT_BIT);
+        }
+        else
+        {
+            Fail(where + ".error.unit: '" + unit + "' is not bit, byte or packet");
+        }
+        // RFC-free ns-3 fact: the receive error model belongs on the receiving device.
+        peer->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    }
+    if (d.contains("rate_steps") && !d["rate_steps"].is_null())
+    {
+        for (const json& step : d["rate_steps"])
+        {
+            Time at = NanoSeconds(step.at(0).get<int64_t>());
+            uint64_t bps = step.at(1).get<uint64_t>();
+            Simulator::Schedule(at, [dev, bps]() {
+                dev->SetAttribute("DataRate", DataRateValue(DataRate(std::max<uint64_t>(bps, 1))));
+            });
+        }
+    }
+}
+
+void
+SetTcpDefaults(const json& tcp)
+{
+    // ns-3 TcpSocket / TcpSocketBase attributes from the resolved settings (bytes, ns).
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(tcp.at("mss").get<uint32_t>()));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(tcp.at("initial_cwnd").get<uint32_t>()));
+    if (tcp.contains("initial_ssthresh") && !tcp["initial_ssthresh"].is_null())
+    {
+        Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold",
+                           UintegerValue(tcp["initial_ssthresh"].get<uint32_t>()));
+    }
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(tcp.at("snd_buf").get<uint32_t>()));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(tcp.at("rcv_buf").get<uint32_t>()));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(tcp.at("delack_count").get<uint32_t>()));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout",
+                       TimeValue(NanoSeconds(tcp.at("delack_timeout").get<int64_t>())));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(NanoSeconds(tcp.at("min_rto").get<int64_t>())));
+    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity",
+                       TimeValue(NanoSeconds(tcp.at("clock_granularity").get<int64_t>())));
+    Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(tcp.at("dupthresh").get<uint32_t>()));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(tcp.at("sack").get<bool>()));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(tcp.value("timestamps", true)));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(tcp.value("limited_transmit", true)));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(tcp.value("prr", true) ? TcpPrrRecovery::GetTypeId()
+                                                          : TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(tcp.value("pacing", false)));
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string configPath;
+    std::string outDir = ".";
+    int64_t seedOverride = -1;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("config", "scenario exported by `mmcc export-ns3` (JSON)", configPath);
+    cmd.AddValue("out", "output folder (flows.csv, series.csv)", outDir);
+    cmd.AddValue("seed", "run number (overrides the scenario's seed)", seedOverride);
+    cmd.Parse(argc, argv);
+    if (configPath.empty())
+    {
+        Fail("--config=FILE is required");
+    }
+    std::ifstream in(configPath);
+    if (!in)
+    {
+        Fail("cannot read " + configPath);
+    }
+    json cfg;
+    try
+    {
+        in >> cfg;
+    }
+    catch (const std::exception& e)
+    {
+        Fail(configPath + ": not valid JSON: " + e.what());
+    }
+    if (cfg.value("format", "") != "mmcc-ns3/1")
+    {
+        Fail(configPath + ": not an mmcc export (format mmcc-ns3/1 expected)");
+    }
+
+    uint64_t seed = seedOverride >= 0 ? static_cast<uint64_t>(seedOverride) : cfg.value("seed", 1u);
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(seed);
+
+    const json& flows = cfg.at("flows");
+    if (flows.empty())
+    {
+        Fail("the scenario has no flows");
+    }
+    const json& tcp0 = flows[0].at("tcp");
+    for (size_t i = 1; i < flows.size(); i++)
+    {
+        if (flows[i].at("tcp") != tcp0)
+        {
+            Fail("flows[" + std::to_string(i) + "].tcp differs from flows[0].tcp; the runner maps one TCP configuration");
+        }
+    }
+    SetTcpDefaults(tcp0);
+    bool anyBbr = false;
+    for (const json& f : flows)
+    {
+        anyBbr = anyBbr || f.at("cca").get<std::string>() == "bbr";
+    }
+    if (anyBbr)
+    {
+        // ns-3's TcpBbr paces by design: it needs EnablePacing.
+        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
+    }
+
+    Time duration = NanoSeconds(cfg.at("duration").get<int64_t>());
+    Time bin = NanoSeconds(cfg.value("bin_ns", int64_t(100000000)));
+
+    const json& nodeNames = cfg.at("nodes");
+    NodeContainer nodes;
+    nodes.Create(nodeNames.size());
+    InternetStackHelper stack;
+    stack.Install(nodes);
+
+    std::vector<Ipv4Address> nodeAddr(nodeNames.size());
+    const json& links = cfg.at("links");
+    Ipv4AddressHelper addr;
+    for (size_t i = 0; i < links.size(); i++)
+    {
+        const json& l = links[i];
+        uint32_t a = l.at("a").get<uint32_t>();
+        uint32_t b = l.at("b").get<uint32_t>();
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(l.at("rate").get<uint64_t>())));
+        p2p.SetDeviceAttribute("Mtu", UintegerValue(l.value("mtu", 1500u)));
+        p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(l.at("delay").get<int64_t>())));
+        p2p.SetQueue("ns3::DropTailQueue", "MaxSize", QueueSizeValue(ns3::QueueSize("1000p")));
+        NetDeviceContainer devs = p2p.Install(nodes.Get(a), nodes.Get(b));
+        std::ostringstream net;
+        net << "10." << (i / 250) << "." << (i % 250) << ".0";
+        addr.SetBase(net.str().c_str(), "255.255.255.252");
+        Ipv4InterfaceContainer ifs = addr.Assign(devs);
+        // No AQM unless the scenario has one: remove the FqCoDel root queue disc the address
+        // helper installed, so the device's drop-tail queue is the only buffer.
+        TrafficControlHelper tch;
+        tch.Uninstall(devs);
+        nodeAddr[a] = ifs.GetAddress(0);
+        nodeAddr[b] = ifs.GetAddress(1);
+        auto da = DynamicCast<PointToPointNetDevice>(devs.Get(0));
+        auto db = DynamicCast<PointToPointNetDevice>(devs.Get(1));
+        std::string where = "links[" + std::to_string(i) + "]";
+        ConfigureDirection(l.value("ab", json()), da, db, where + ".forward");
+        ConfigureDirection(l.value("ba", json()), db, da, where + ".reverse");
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    g_stats.resize(flows.size());
+    for (size_t i = 0; i < flows.size(); i++)
+    {
+        const json& f = flows[i];
+        FlowStats& s = g_stats[i];
+        s.bin = bin;
+        s.Grow(static_cast<size_t>(duration.GetNanoSeconds() / bin.GetNanoSeconds()));
+        uint32_t src = f.at("src").get<uint32_t>();
+        uint32_t dst = f.at("dst").get<uint32_t>();
+        uint16_t port = static_cast<uint16_t>(5000 + i);
+        Time start = NanoSeconds(f.value("start", int64_t(0)));
+        Time stop = f.contains("stop") && !f["stop"].is_null() ? NanoSeconds(f["stop"].get<int64_t>()) : duration;
+        PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sinkApp = sink.Install(nodes.Get(dst));
+        sinkApp.Start(Seconds(0));
+        sinkApp.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnRx, i));
+        const json& app = f.value("app", json{{"type", "bulk"}});
+        std::string appType = app.value("type", "bulk");
+        if (appType != "bulk")
+        {
+            Fail("flows[" + std::to_string(i) + "].app: only bulk applications are mapped, got '" + appType + "'");
+        }
+        uint64_t budget = app.contains("bytes") && !app["bytes"].is_null() ? app["bytes"].get<uint64_t>() : 0;
+        std::string cca = f.at("cca").get<std::string>();
+        TypeId tid;
+        if (!TypeId::LookupByNameFailSafe(Ns3TypeName(cca), &tid))
+        {
+            Fail("flows[" + std::to_string(i) + "].cca: ns-3 class " + Ns3TypeName(cca) + " is not built in");
+        }
+        if (cca == "westwood")
+        {
+            Config::SetDefault("ns3::TcpWestwood::ProtocolType", EnumValue(TcpWestwood::WESTWOODPLUS));
+        }
+        Ptr<BulkSender> sender = CreateObject<BulkSender>();
+        sender->Setup(InetSocketAddress(nodeAddr[dst], port), tid, budget, i);
+        nodes.Get(src)->AddApplication(sender);
+        sender->SetStartTime(start);
+        sender->SetStopTime(stop);
+    }
+
+    auto wall0 = std::chrono::steady_clock::now();
+    Simulator::Stop(duration);
+    Simulator::Run();
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+    std::ofstream fo(outDir + "/flows.csv");
+    fo << "flow_id,cca,start_s,stop_s,delivered_bytes,goodput_mbps,tx_bytes,retx_bytes,fast_retransmits,rtos,wall_s\n";
+    std::ofstream so(outDir + "/series.csv");
+    so << "flow_id,t_s,throughput_mbps,cwnd_bytes,ssthresh_bytes,rtt_ms\n";
+    size_t nbins = static_cast<size_t>((duration.GetNanoSeconds() + bin.GetNanoSeconds() - 1) / bin.GetNanoSeconds());
+    for (size_t i = 0; i < flows.size(); i++)
+    {
+        const json& f = flows[i];
+        FlowStats& s = g_stats[i];
+        s.Grow(nbins);
+        double start = f.value("start", int64_t(0)) * 1e-9;
+        double stop = f.contains("stop") && !f["stop"].is_null() ? f["stop"].get<int64_t>() * 1e-9 : duration.GetSeconds();
+        double gp = stop > start ? s.totalRx * 8.0 / (stop - start) / 1e6 : 0.0;
+        fo << i << "," << f.at("cca").get<std::string>() << "," << start << "," << stop << "," << s.totalRx << ","
+           << gp << "," << s.txBytes << "," << s.retxBytes << "," << s.fastRetx << "," << s.rtos << "," << wall
+           << "\n";
+        double cw = std::nan("");
+        double ss = std::nan("");
+        for (size_t b = 0; b < nbins; b++)
+        {
+            if (s.cwnd[b] >= 0)
+            {
+                cw = s.cwnd[b];
+            }
+            if (s.ssthresh[b] >= 0)
+            {
+                ss = s.ssthresh[b] >= 4294967295.0 ? std::nan("") : s.ssthresh[b];
+            }
+            double thr = s.rxBytes[b] * 8.0 / bin.GetSeconds() / 1e6;
+            double rtt = s.rttN[b] > 0 ? s.rttSum[b] / s.rttN[b] : std::nan("");
+            so << i << "," << b * bin.GetSeconds() << "," << thr << "," << cw << "," << ss << "," << rtt << "\n";
+        }
+    }
+    Simulator::Destroy();
+    return 0;
+}

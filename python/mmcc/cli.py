@@ -81,6 +81,17 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--seed", type=int)
     x.add_argument("--out", help="JSON file (default: stdout)")
 
+    v = sub.add_parser("validate", help="cross-check the simulator against a reference (ns-3)",
+                       description="Run the same cases in mmcc and in the reference and report the agreement "
+                                   "(mean and spread over seeds, difference, +-5 %% band, cwnd overlays, speed).")
+    v.add_argument("reference", choices=["ns3"], help="the reference simulator")
+    v.add_argument("--quick", action="store_true", help="a small subset (a few minutes)")
+    v.add_argument("--seeds", type=int, help="seeds per case (default 5; --quick 2)")
+    v.add_argument("--duration", type=float, help="simulated seconds per run (default 20; --quick 10)")
+    v.add_argument("--cca", help="comma-separated algorithms (default: the 11 ns-3 classes)")
+    v.add_argument("--workers", type=int, help="parallel runs (default: all cores)")
+    v.add_argument("--out", default="out/validate-ns3", help="output folder (resumable)")
+
     sw = sub.add_parser("sweep", help="run a scenario over a grid of algorithms, parameters and seeds",
                         description="Run the cartesian product of algorithms x parameter values x seeds on all local "
                                     "cores. Resumable: finished runs (keyed by a hash of their full specification) "
@@ -364,6 +375,16 @@ def _cmd_export_ns3(a) -> int:
     return 0
 
 
+def _cmd_validate(a) -> int:
+    from .experiments.validate_ns3 import run_validation
+
+    ccas = [c.strip() for c in a.cca.split(",")] if a.cca else None
+    res = run_validation(a.out, quick=a.quick, seeds=a.seeds, duration=a.duration, ccas=ccas, workers=a.workers)
+    print(f"{res['cases']} cases: {100 * res['within_5pct']:.0f} % within +-5 %, "
+          f"{100 * res['within_10pct']:.0f} % within +-10 % of ns-3; report: {a.out}/report.md")
+    return 0
+
+
 def _cmd_presets(_a) -> int:
     from .scenario import list_presets
 
@@ -392,7 +413,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     handlers = {"run": _cmd_run, "presets": _cmd_presets, "algorithms": _cmd_algorithms,
-                "export-trace": _cmd_export_trace, "export-ns3": _cmd_export_ns3, "sweep": _cmd_sweep, "reproduce": _cmd_reproduce,
+                "export-trace": _cmd_export_trace, "export-ns3": _cmd_export_ns3,
+                "validate": _cmd_validate, "sweep": _cmd_sweep, "reproduce": _cmd_reproduce,
                 "query": _cmd_query}
     try:
         return handlers[a.cmd](a)

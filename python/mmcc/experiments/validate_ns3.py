@@ -1,0 +1,217 @@
+"""`mmcc validate ns3`: the same wired cases in mmcc (profile `ns3`) and in ns-3 3.37.
+
+The path is the one of the TCP-fidelity issue: server -(100 Gb/s, 10 ms)- router -(rate, 1 ms,
+2,500,000-byte drop-tail)- client, 1400-byte segments, per-packet loss at the client, one bulk
+flow, 64 MiB socket buffers on both sides (so neither stack is buffer-limited). Every case runs
+over several seeds on both sides; the seeds draw different random losses in the two simulators,
+so only the means over seeds are compared.
+
+Each run's result is one JSON file under OUT/runs/ (written atomically, skipped when present:
+the validation is resumable); `report.md` and `cases.csv` are rewritten from all results at the
+end. Runs go to all local cores (ns-3 runs are slow: several wall seconds per simulated second at
+1 Gb/s).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..results import atomic_write_bytes
+
+#: ns-3 3.37 ships these classes; each is compared with the mmcc algorithm of the same name.
+NS3_ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr", "vegas", "scalable", "bic", "htcp", "hybla",
+                  "westwood", "yeah"]
+RATES = {"100Mbps": 100_000_000, "1Gbps": 1_000_000_000}
+LOSSES = [0.0, 1e-5, 1e-4, 1e-3]
+BAND = 0.05
+
+
+@dataclass(frozen=True)
+class Case:
+    cca: str
+    rate: str
+    loss: float
+    seed: int
+    duration_s: float
+
+    @property
+    def key(self) -> str:
+        return f"{self.cca}-{self.rate}-{self.loss:g}-s{self.seed}-{self.duration_s:g}s"
+
+
+def scenario(case: Case) -> dict:
+    """The case as a raw scenario (the TOML structure)."""
+    links_fwd = {"queue": {"type": "droptail", "limit": "2500000B"}}
+    if case.loss > 0:
+        links_fwd["error"] = {"unit": "packet", "rate": case.loss}
+    return {
+        "name": f"ns3-validation-{case.cca}",
+        "duration": f"{case.duration_s}s",
+        "seed": case.seed,
+        "nodes": ["server", "router", "client"],
+        "links": [
+            {"between": ["server", "router"], "rate": "100Gbps", "delay": "10ms"},
+            {"between": ["router", "client"], "rate": case.rate, "delay": "1ms", "forward": links_fwd},
+        ],
+        "tcp": {"profile": "ns3", "segment_size": "1400B", "send_buffer": "64MiB", "recv_buffer": "64MiB"},
+        "flows": [{"from": "server", "to": "client", "cca": case.cca}],
+    }
+
+
+def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[str] | None) -> list[Case]:
+    if quick:
+        ccas = ccas or ["newreno", "cubic", "highspeed"]
+        rates, losses, n, dur = ["100Mbps"], [0.0, 1e-4], seeds or 2, duration or 10.0
+    else:
+        ccas = ccas or NS3_ALGORITHMS
+        rates, losses, n, dur = list(RATES), LOSSES, seeds or 5, duration or 20.0
+    return [Case(c, r, l, s, dur) for c in ccas for r in rates for l in losses for s in range(1, n + 1)]
+
+
+def _run_mmcc(case: Case) -> dict:
+    from ..results import run as run_scenario
+    from ..scenario import Scenario
+
+    t0 = time.perf_counter()
+    r = run_scenario(Scenario.from_dict(scenario(case), source=case.key))
+    wall = time.perf_counter() - t0
+    f = r.flows.to_pydict()
+    s = r.tables["series"].to_pydict()
+    dur = case.duration_s
+    return {"goodput_mbps": f["delivered_bytes"][0] * 8 / dur / 1e6, "wall_s": wall,
+            "retx_bytes": None, "fast_retransmits": f["fast_retransmits"][0], "rtos": f["rtos"][0],
+            "cwnd_bytes": s["cwnd_bytes"], "t_s": s["t_s"]}
+
+
+def _run_ns3(case: Case, runner: str, tmp: Path) -> dict:
+    from ..scenario import Scenario
+    from .. import ns3
+
+    d = tmp / case.key
+    d.mkdir(parents=True, exist_ok=True)
+    cfg = ns3.export(Scenario.from_dict(scenario(case), source=case.key).config)
+    (d / "case.json").write_text(json.dumps(cfg))
+    t0 = time.perf_counter()
+    p = subprocess.run([runner, f"--config={d / 'case.json'}", f"--out={d}", f"--seed={case.seed}"],
+                       capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise RuntimeError(f"ns-3 runner failed for {case.key}: {p.stderr.strip()[-500:]}")
+    flows = list(csv.DictReader(io.StringIO((d / "flows.csv").read_text())))
+    series = list(csv.DictReader(io.StringIO((d / "series.csv").read_text())))
+    return {"goodput_mbps": float(flows[0]["goodput_mbps"]), "wall_s": wall,
+            "retx_bytes": int(flows[0]["retx_bytes"]), "fast_retransmits": int(flows[0]["fast_retransmits"]),
+            "rtos": int(flows[0]["rtos"]), "cwnd_bytes": [float(x["cwnd_bytes"]) for x in series],
+            "t_s": [float(x["t_s"]) for x in series]}
+
+
+def _execute(case: Case, side: str, out: str, runner: str) -> str:
+    path = Path(out) / "runs" / f"{case.key}-{side}.json"
+    res = _run_mmcc(case) if side == "mmcc" else _run_ns3(case, runner, Path(out) / "ns3-work")
+    res.update({"case": case.__dict__, "side": side})
+    atomic_write_bytes(path, json.dumps(res).encode())
+    return str(path)
+
+
+def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | None = None,
+                   duration: float | None = None, ccas: list[str] | None = None, workers: int | None = None,
+                   progress: bool = True) -> dict:
+    from .. import ns3
+
+    out = Path(out_dir)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    runner = str(ns3.build_runner())
+    cases = matrix(quick, seeds, duration, ccas)
+    todo = [(c, side) for c in cases for side in ("ns3", "mmcc")
+            if not (out / "runs" / f"{c.key}-{side}.json").exists()]
+    # ns-3 runs first: they are the long ones
+    todo.sort(key=lambda x: (x[1] != "ns3", -RATES[x[0].rate]))
+    workers = workers or os.cpu_count() or 1
+    started, done = time.time(), 0
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        futs = [ex.submit(_execute, c, side, str(out), runner) for c, side in todo]
+        for f in as_completed(futs):
+            f.result()
+            done += 1
+            if progress:
+                el = time.time() - started
+                sys.stderr.write(f"\r{done}/{len(todo)} runs, {el:.0f} s elapsed   ")
+    if progress and todo:
+        sys.stderr.write("\n")
+    return write_report(out, cases)
+
+
+def _load(out: Path, case: Case, side: str) -> dict:
+    return json.loads((out / "runs" / f"{case.key}-{side}.json").read_text())
+
+
+def write_report(out: Path, cases: list[Case]) -> dict:
+    """Aggregate per (cca, rate, loss) over seeds: mean, std, difference, band; cwnd overlays."""
+    groups: dict[tuple, list[Case]] = {}
+    for c in cases:
+        groups.setdefault((c.cca, c.rate, c.loss), []).append(c)
+    rows = []
+    for (cca, rate, loss), cs in groups.items():
+        m = [_load(out, c, "mmcc") for c in cs]
+        n = [_load(out, c, "ns3") for c in cs]
+        gm = np.array([x["goodput_mbps"] for x in m])
+        gn = np.array([x["goodput_mbps"] for x in n])
+        diff = (gm.mean() - gn.mean()) / gn.mean() if gn.mean() > 0 else float("nan")
+        rows.append({"cca": cca, "rate": rate, "loss": loss, "seeds": len(cs),
+                     "mmcc_mbps": gm.mean(), "mmcc_std": gm.std(), "ns3_mbps": gn.mean(), "ns3_std": gn.std(),
+                     "diff_pct": 100 * diff, "within_5pct": abs(diff) <= 0.05, "within_10pct": abs(diff) <= 0.10,
+                     "mmcc_rtos": float(np.mean([x["rtos"] for x in m])),
+                     "ns3_rtos": float(np.mean([x["rtos"] for x in n])),
+                     "speed_ratio": sum(x["wall_s"] for x in n) / max(sum(x["wall_s"] for x in m), 1e-9)})
+    frac5 = float(np.mean([r["within_5pct"] for r in rows])) if rows else float("nan")
+    frac10 = float(np.mean([r["within_10pct"] for r in rows])) if rows else float("nan")
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+    atomic_write_bytes(out / "cases.csv", buf.getvalue().encode())
+    lines = ["# mmcc (profile ns3) vs ns-3 3.37", "",
+             f"{len(rows)} cases, {len(cases)} seeded runs per side. Within +-5 %: {100 * frac5:.0f} % of cases; "
+             f"within +-10 %: {100 * frac10:.0f} %.", "",
+             "| cca | rate | loss | seeds | mmcc Mb/s (sd) | ns-3 Mb/s (sd) | diff % | +-5 % | RTOs mmcc / ns-3 | ns-3 / mmcc wall |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in sorted(rows, key=lambda r: (r["cca"], r["rate"], r["loss"])):
+        lines.append(f"| {r['cca']} | {r['rate']} | {r['loss']:g} | {r['seeds']} | {r['mmcc_mbps']:.1f} ({r['mmcc_std']:.1f}) "
+                     f"| {r['ns3_mbps']:.1f} ({r['ns3_std']:.1f}) | {r['diff_pct']:+.1f} | {'yes' if r['within_5pct'] else 'no'} "
+                     f"| {r['mmcc_rtos']:.1f} / {r['ns3_rtos']:.1f} | {r['speed_ratio']:.0f}x |")
+    atomic_write_bytes(out / "report.md", ("\n".join(lines) + "\n").encode())
+    _plot_overlays(out, groups)
+    return {"cases": len(rows), "within_5pct": frac5, "within_10pct": frac10, "rows": rows}
+
+
+def _plot_overlays(out: Path, groups: dict) -> None:
+    """cwnd over time, first seed of each case, both simulators."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..plots import save_figure
+
+    for (cca, rate, loss), cs in groups.items():
+        c = cs[0]
+        m, n = _load(out, c, "mmcc"), _load(out, c, "ns3")
+        fig, ax = plt.subplots(figsize=(8, 3))
+        ax.plot(n["t_s"], np.array(n["cwnd_bytes"]) / 1400, label="ns-3 3.37", lw=1)
+        ax.plot(m["t_s"], np.array(m["cwnd_bytes"]) / 1400, label="mmcc (ns3 profile)", lw=1, ls="--")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("cwnd (segments)")
+        ax.set_title(f"{cca}, {rate}, loss {loss:g}, seed {c.seed}")
+        ax.legend(loc="upper right")
+        save_figure(fig, out / "cwnd" / f"{cca}-{rate}-{loss:g}.png")
+        plt.close(fig)

@@ -89,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--seeds", type=int, help="seeds per case (default 5; --quick 2)")
     v.add_argument("--duration", type=float, help="simulated seconds per run (default 20; --quick 10)")
     v.add_argument("--cca", help="comma-separated algorithms (default: the 11 ns-3 classes)")
+    v.add_argument("--rate", help="comma-separated bottleneck rates (default: 100Mbps,1Gbps)")
     v.add_argument("--workers", type=int, help="parallel runs (default: all cores)")
     v.add_argument("--out", default="out/validate-ns3", help="output folder (resumable)")
 
@@ -162,8 +163,9 @@ def _cmd_run(a) -> int:
     scenario_params = {k: _parse_value(v) for k, v in a.params}
     result = run(sc, cca=cca, cca_params=params or None, seed=a.seed, duration=a.duration, sets=sets,
                  params=scenario_params or None)
+    profiles = sorted({f.get("tcp", {}).get("profile", "linux") for f in result.scenario.config["flows"]})
     print(f"scenario {sc.name} ({sc.source}), seed {result.scenario.config['seed']}, "
-          f"{result.scenario.config['duration'] / 1e9:g} s simulated in {result.wall_seconds:.2f} s wall "
+          f"TCP profile {'/'.join(profiles)}, {result.scenario.config['duration'] / 1e9:g} s simulated in {result.wall_seconds:.2f} s wall "
           f"({result.events_processed:,} events)")
     print(result.summary_text())
     written = result.write(out)
@@ -379,7 +381,9 @@ def _cmd_validate(a) -> int:
     from .experiments.validate_ns3 import run_validation
 
     ccas = [c.strip() for c in a.cca.split(",")] if a.cca else None
-    res = run_validation(a.out, quick=a.quick, seeds=a.seeds, duration=a.duration, ccas=ccas, workers=a.workers)
+    rates = [r.strip() for r in a.rate.split(",")] if a.rate else None
+    res = run_validation(a.out, quick=a.quick, seeds=a.seeds, duration=a.duration, ccas=ccas, rates=rates,
+                         workers=a.workers)
     print(f"{res['cases']} cases: {100 * res['within_5pct']:.0f} % within +-5 %, "
           f"{100 * res['within_10pct']:.0f} % within +-10 % of ns-3; report: {a.out}/report.md")
     return 0

@@ -120,7 +120,10 @@ class RunResult:
             p = out / f"{name}.parquet"
             write_parquet(t, p, meta)
             written.append(p)
-        info = {**meta, "config": self.scenario.config, "events_processed": self.events_processed,
+        from . import _core
+
+        tcp = [json.loads(_core.resolve_tcp(json.dumps(f.get("tcp", {})))) for f in self.scenario.config["flows"]]
+        info = {**meta, "config": self.scenario.config, "tcp_settings": tcp, "events_processed": self.events_processed,
                 "wall_seconds": round(self.wall_seconds, 3), "data_sha256": self.data_hash(),
                 "tables": [p.name for p in written]}
         atomic_write_bytes(out / "run.json", (json.dumps(info, indent=2, sort_keys=True) + "\n").encode())

@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use mmcc_core::net::{ErrorUnit, ReorderConfig};
+use mmcc_core::tcp::Profile;
 use mmcc_core::{run, Bandwidth, Dur};
 
 fn all() -> Vec<&'static str> {
@@ -117,5 +118,33 @@ fn bbr_probes_rtt_every_10_s_for_200_ms_at_4_packets() {
     }
     for (s, e) in &episodes {
         assert!(e - s >= 0.2 && e - s <= 0.3, "ProbeRTT lasted {:.3} s", e - s);
+    }
+}
+
+/// Linux marks the flight of ProbeRTT application-limited, so its low-rate samples do not
+/// displace the bandwidth estimate; without that, at 20 ms RTT the 200 ms of ProbeRTT fill the
+/// whole 10-round window and BBR restarts from a fraction of the link after every ProbeRTT.
+#[test]
+fn bbr_keeps_the_link_full_after_every_probe_rtt_at_short_rtt() {
+    for profile in [Profile::Linux, Profile::Ns3] {
+        let mut cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(45));
+        cfg.flows[0].cca = "bbr".into();
+        cfg.flows[0].tcp.profile = profile;
+        let out = run(cfg).unwrap();
+        let t = f64col(&out, "series", "t_s");
+        let tp = f64col(&out, "series", "throughput_mbps");
+        let mean = |a: f64, b: f64| {
+            let v: Vec<f64> = t.iter().zip(&tp).filter(|(&x, _)| x >= a && x < b).map(|(_, y)| *y).collect();
+            v.iter().sum::<f64>() / v.len() as f64
+        };
+        // ProbeRTT every 10 s; the second after each (starting 0.5 s after it) is at full rate
+        for k in 1..=4 {
+            let probe = (0..t.len()).filter(|&i| t[i] > k as f64 * 10.0 - 1.0 && t[i] < k as f64 * 10.0 + 2.0)
+                .min_by(|&i, &j| tp[i].total_cmp(&tp[j])).map(|i| t[i]).unwrap();
+            let after = mean(probe + 0.5, probe + 1.5);
+            assert!(after >= 850.0, "{profile:?}: {after:.0} Mb/s in the second after the ProbeRTT at {probe:.1} s");
+        }
+        let total = flow_stat(&out, "throughput_mbps");
+        assert!(total >= 900.0, "{profile:?}: {total:.0} Mb/s");
     }
 }

@@ -200,3 +200,48 @@ fn codel_on_the_rlc_buffer_drops_at_dequeue_under_overload() {
     // CoDel keeps the RTT near the base instead of filling 4 MB (~100 ms at ~300 Mb/s)
     assert!(flow_stat(&out, "rtt_p50_ms") < 45.0, "median RTT {}", flow_stat(&out, "rtt_p50_ms"));
 }
+
+/// RFC 6582 section 3.2 and RFC 6675's duplicate-ACK definition: a 1 s outage holds the data in
+/// the RLC buffer (nothing is lost), the RTO fires spuriously and retransmits the window
+/// go-back-N; the held originals and the retransmissions then produce duplicate ACKs. Those
+/// carry no new SACK information and the cumulative ACK has not passed `recover`, so they must
+/// not start a fast recovery that lowers ssthresh a second time.
+#[test]
+fn a_spurious_timeout_does_not_lead_to_a_second_reduction() {
+    for profile in [mmcc_core::tcp::Profile::Ns3, mmcc_core::tcp::Profile::Linux] {
+        let mut cfg = sinr_scenario(
+            vec![(0, 25.0), (2000, -20.0), (3000, 25.0)],
+            20_000_000,
+            6,
+            AppConfig::Bulk { bytes: None },
+        );
+        cfg.flows[0].tcp.profile = profile;
+        cfg.flows[0].tcp.min_rto = Some(Dur::from_millis(200));
+        cfg.record.trace = true;
+        let out = run(cfg).unwrap();
+        assert_eq!(flow_stat(&out, "drops_rlc_discard") + flow_stat(&out, "drops_queue_full"), 0.0, "nothing lost");
+        let ev = out.table("events").unwrap();
+        let t = ev.f64_col("t_s").unwrap();
+        let mmcc_core::record::Column::Str(kind) = ev.column("event").unwrap() else { panic!() };
+        let first_rto = t.iter().zip(kind).find(|(_, k)| *k == "rto").map(|(t, _)| *t).expect("the outage causes an RTO");
+        let later_fr = t.iter().zip(kind).filter(|(&x, k)| *k == "fast_retransmit" && x > first_rto).count();
+        assert_eq!(later_fr, 0, "{profile:?}: fast retransmits after the spurious timeout at {first_rto:.2} s");
+    }
+}
+
+/// Congestion-window validation (Linux `tcp_is_cwnd_limited`): with a 20 MiB RLC buffer the flow
+/// is receive-window-limited (6.25 MiB), and cwnd stops at twice the largest flight (the slow
+/// start allowance) instead of growing without bound; without validation (ns-3) it keeps growing.
+#[test]
+fn linux_profile_cwnd_stays_within_twice_the_receive_window() {
+    let rwnd = 6_553_600u64;
+    let mut cfg = thesis(false, 20 << 20, 0.0, 60, "newreno");
+    cfg.flows[0].tcp.profile = mmcc_core::tcp::Profile::Linux;
+    let out = run(cfg.clone()).unwrap();
+    let max_cwnd = f64col(&out, "series", "cwnd_bytes").into_iter().filter(|x| x.is_finite()).fold(0.0, f64::max);
+    assert!(max_cwnd <= (2 * rwnd + 2 * 1400) as f64, "Linux profile: max cwnd {max_cwnd} vs rwnd {rwnd}");
+    cfg.flows[0].tcp.profile = mmcc_core::tcp::Profile::Ns3;
+    let out = run(cfg).unwrap();
+    let max_cwnd = f64col(&out, "series", "cwnd_bytes").into_iter().filter(|x| x.is_finite()).fold(0.0, f64::max);
+    assert!(max_cwnd > (4 * rwnd) as f64, "ns-3 profile grows without validation: {max_cwnd}");
+}

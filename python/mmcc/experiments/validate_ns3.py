@@ -69,13 +69,20 @@ def scenario(case: Case) -> dict:
     }
 
 
-def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[str] | None) -> list[Case]:
+def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[str] | None,
+           rates: list[str] | None = None) -> list[Case]:
+    for r in rates or []:
+        if r not in RATES:
+            raise ValueError(f"validate: rate {r!r} is not in the matrix; allowed: {', '.join(RATES)}")
+    for c in ccas or []:
+        if c not in NS3_ALGORITHMS:
+            raise ValueError(f"validate: {c!r} has no ns-3 3.37 class; allowed: {', '.join(NS3_ALGORITHMS)}")
     if quick:
         ccas = ccas or ["newreno", "cubic", "highspeed"]
-        rates, losses, n, dur = ["100Mbps"], [0.0, 1e-4], seeds or 2, duration or 10.0
+        rates, losses, n, dur = rates or ["100Mbps"], [0.0, 1e-4], seeds or 2, duration or 10.0
     else:
         ccas = ccas or NS3_ALGORITHMS
-        rates, losses, n, dur = list(RATES), LOSSES, seeds or 5, duration or 20.0
+        rates, losses, n, dur = rates or list(RATES), LOSSES, seeds or 5, duration or 20.0
     return [Case(c, r, l, s, dur) for c in ccas for r in rates for l in losses for s in range(1, n + 1)]
 
 
@@ -125,14 +132,14 @@ def _execute(case: Case, side: str, out: str, runner: str) -> str:
 
 
 def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | None = None,
-                   duration: float | None = None, ccas: list[str] | None = None, workers: int | None = None,
-                   progress: bool = True) -> dict:
+                   duration: float | None = None, ccas: list[str] | None = None, rates: list[str] | None = None,
+                   workers: int | None = None, progress: bool = True) -> dict:
     from .. import ns3
 
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     runner = str(ns3.build_runner())
-    cases = matrix(quick, seeds, duration, ccas)
+    cases = matrix(quick, seeds, duration, ccas, rates)
     todo = [(c, side) for c in cases for side in ("ns3", "mmcc")
             if not (out / "runs" / f"{c.key}-{side}.json").exists()]
     # ns-3 runs first: they are the long ones

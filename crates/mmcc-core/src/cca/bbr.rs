@@ -18,7 +18,8 @@
 //!   in it (Linux `bbr_update_min_rtt` sets `tp->app_limited`), so its low-rate samples do not
 //!   displace the bandwidth estimate: at short RTTs 200 ms of ProbeRTT spans the whole
 //!   10-round window.
-//! - Pacing rate = pacing_gain * BtlBw * 0.99; before the first sample, 2.885 * cwnd / SRTT.
+//! - Pacing rate = pacing_gain * BtlBw * 0.99 (Linux; ns-3's TcpBbr has no margin: the `ns3`
+//!   profile paces at pacing_gain * BtlBw); before the first sample, 2.885 * cwnd / SRTT.
 //! - Deterministic choice instead of Linux's random ProbeBW start phase: the cycle starts in the
 //!   first cruising phase (index 2), so the first probe comes after 6 RTprops.
 
@@ -278,7 +279,9 @@ impl Bbr {
     fn set_pacing_rate(&mut self, cc: &mut CcState) {
         let bw = self.btlbw();
         let rate = if bw > 0.0 {
-            self.pacing_gain * bw * PACING_MARGIN
+            // Linux paces 1 % below the estimate (bbr_pacing_margin_percent); ns-3 3.37's
+            // TcpBbr::SetPacingRate uses the estimate as it is
+            self.pacing_gain * bw * if cc.ns3() { 1.0 } else { PACING_MARGIN }
         } else {
             let srtt = cc.srtt.map_or(1e-3, |d| d.secs_f64().max(1e-6));
             HIGH_GAIN * cc.cwnd as f64 / srtt

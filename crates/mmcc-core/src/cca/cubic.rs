@@ -11,6 +11,13 @@
 //! - loss: fast convergence `W_max = cwnd (1 + beta) / 2` if cwnd < W_max, else `W_max = cwnd`
 //!   (section 4.7); `ssthresh = max(beta cwnd, 2)` (eq. 5/section 4.6); the epoch restarts.
 //!
+//! The `linux` profile follows the RFC as above (per acknowledged segment, as
+//! `tcp_cong_avoid_ai`). The `ns3` profile follows ns-3 3.37's `TcpCubic` instead
+//! ([`Cubic::ns3_update`]): slow start adds one MSS per acknowledged segment without the
+//! ssthresh cap; congestion avoidance counts acknowledged segments towards a one-segment
+//! increase every `cnt = cwnd / (target - cwnd)` of them, with the target in whole segments and
+//! no Reno-friendly region; ssthresh and W_max are whole segments; a timeout resets W_max to 0.
+//!
 //! HyStart leaves slow start (ssthresh = cwnd) once cwnd >= 16 segments and either an ACK
 //! train of the round lasts min_rtt / 2, or the minimum RTT of the round's first 8 samples
 //! exceeds the connection minimum by clamp(min_rtt / 8, 4 ms, 16 ms).
@@ -58,6 +65,8 @@ pub struct Cubic {
     curr_rtt: Option<Dur>,
     samples: u32,
     round_started: bool,
+    /// ns-3 TcpCubic's per-ACK counter towards the next one-segment increase (m_cWndCnt).
+    cwnd_cnt: u64,
 }
 
 impl Cubic {
@@ -79,7 +88,40 @@ impl Cubic {
             curr_rtt: None,
             samples: 0,
             round_started: false,
+            cwnd_cnt: 0,
         }
+    }
+
+    /// ns-3 3.37 `TcpCubic::Update` (the `ns3` profile): the number of acknowledged segments
+    /// per one-segment increase, from the cubic target in whole segments (BIC-style, integer
+    /// arithmetic), with no Reno-friendly region (RFC 9438 section 4.3 is not in ns-3 3.37):
+    /// target = origin +- floor(C |t - K|^3), t = now + min RTT - epoch start;
+    /// cnt = cwnd / (target - cwnd), or 100 cwnd at or above the target; at least 2; at most
+    /// 20 before the first loss (m_cntClamp).
+    fn ns3_update(&mut self, cc: &CcState) -> u64 {
+        let seg = cc.cwnd / cc.mss;
+        if self.epoch_start.is_none() {
+            // a new epoch (RFC 9438 eq. 2 with W_max from the last loss)
+            self.epoch_start = Some(cc.now);
+            if self.w_max <= seg as f64 {
+                self.k = 0.0;
+                self.origin = seg as f64;
+            } else {
+                self.k = ((self.w_max - seg as f64) / self.c).cbrt();
+                self.origin = self.w_max;
+            }
+        }
+        let epoch = self.epoch_start.unwrap_or(cc.now);
+        let delay_min = cc.min_rtt.map_or(0.0, |d| d.secs_f64());
+        let t = (cc.now - epoch).secs_f64() + delay_min;
+        let delta = (self.c * (t - self.k).abs().powi(3)) as u64; // uint32 in ns-3
+        let origin = self.origin as u64;
+        let target = if t < self.k { origin.saturating_sub(delta) } else { origin + delta };
+        let mut cnt = if target > seg { seg / (target - seg) } else { 100 * seg };
+        if self.w_max == 0.0 && cnt > 20 {
+            cnt = 20;
+        }
+        cnt.max(2)
     }
 
     /// RFC 9438 eq. (2): K = cbrt((W_max - cwnd_epoch) / C), for a window of `w` segments.
@@ -154,6 +196,16 @@ impl CongestionControl for Cubic {
         if segs == 0 || cc.in_slow_start() {
             return;
         }
+        if cc.ns3() {
+            // ns-3 TcpCubic::IncreaseWindow: m_cWndCnt += segmentsAcked; one segment per cnt
+            self.cwnd_cnt += segs as u64;
+            let cnt = self.ns3_update(cc);
+            if self.cwnd_cnt >= cnt {
+                cc.cwnd += cc.mss;
+                self.cwnd_cnt -= cnt;
+            }
+            return;
+        }
         let w = cc.cwnd_segments();
         let epoch = match self.epoch_start {
             Some(e) => e,
@@ -184,12 +236,30 @@ impl CongestionControl for Cubic {
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
+        if cc.ns3() {
+            // ns-3 TcpCubic::GetSsThresh: max(floor(segCwnd * beta), 2) whole segments
+            return ((((cc.cwnd / cc.mss) as f64 * self.beta) as u64).max(2)) * cc.mss;
+        }
         ((cc.cwnd as f64 * self.beta) as u64).max(cc.min_ssthresh()) // ssthresh = beta cwnd
     }
     fn on_congestion_event(&mut self, cc: &mut CcState, ev: &CongestionEvent) {
-        let w = ev.prior_cwnd as f64 / cc.mss as f64; // the window before the event
+        let mut w = ev.prior_cwnd as f64 / cc.mss as f64; // the window before the event
+        if cc.ns3() {
+            w = w.floor(); // ns-3 keeps W_max in whole segments (uint32 m_lastMaxCwnd)
+            if ev.kind == crate::cca::CongestionKind::Timeout {
+                // ns-3 CongestionStateSet(CA_LOSS) -> CubicReset: W_max = 0, a fresh start
+                self.w_max = 0.0;
+                self.epoch_start = None;
+                self.origin = 0.0;
+                self.w_est = 0.0;
+                return;
+            }
+        }
         // section 4.7 fast convergence
         self.w_max = if self.fast_convergence && w < self.w_max { w * (1.0 + self.beta) / 2.0 } else { w };
+        if cc.ns3() {
+            self.w_max = self.w_max.floor();
+        }
         self.epoch_start = None;
         self.origin = 0.0;
         self.w_est = 0.0;
@@ -228,6 +298,66 @@ mod tests {
         let ev = loss(CongestionKind::FastRetransmit, &cc);
         c.on_congestion_event(&mut cc, &ev);
         assert!((c.w_max() - 80.0 * 1.7 / 2.0).abs() < 1e-9); // 68
+    }
+
+    #[test]
+    fn a_timeout_sets_w_max_from_the_window_before_it() {
+        // the stack has already set cwnd = 1 MSS when the timeout event arrives; W_max must
+        // come from the event's prior window (100 segments), not from cwnd
+        let mut c = Cubic::new(0.4, 0.7, false, true);
+        let mut cc = state(1000, 1, 10);
+        let ev = CongestionEvent { kind: CongestionKind::Timeout, prior_cwnd: 100_000, bytes_in_flight: 90_000 };
+        c.on_congestion_event(&mut cc, &ev);
+        assert_eq!(c.w_max(), 100.0);
+    }
+
+    #[test]
+    fn ns3_profile_follows_ns3_tcp_cubic_update() {
+        // W_max = 100 after a loss at 100 segments; cwnd 70, min RTT 10 ms. At the epoch start
+        // t = 0.01 s, K = cbrt(30 / 0.4) = 4.217 s: delta = floor(0.4 * 4.207^3) = 29,
+        // target = 100 - 29 = 71, cnt = 70 / (71 - 70) = 70 segments per increase.
+        let mut c = Cubic::new(0.4, 0.7, false, true);
+        let mut cc = state(1000, 100, 10);
+        cc.profile = crate::cca::Profile::Ns3;
+        let ev = loss(CongestionKind::FastRetransmit, &cc);
+        assert_eq!(c.ssthresh(&cc), 70_000);
+        c.on_congestion_event(&mut cc, &ev);
+        cc.cwnd = 70_000;
+        cc.ssthresh = 70_000;
+        cc.min_rtt = Some(Dur::from_millis(10));
+        assert_eq!(c.ns3_update(&cc), 70);
+        for i in 0..35 {
+            c.increase_window(&mut cc, &ack(2, 1000, Some(10)));
+            assert_eq!(cc.cwnd, if i < 34 { 70_000 } else { 71_000 }, "ack {i}");
+        }
+        // at or above the target: 100 cwnd per increase
+        cc.cwnd = 75_000;
+        assert_eq!(c.ns3_update(&cc), 7500);
+        // a timeout resets W_max (ns-3 CubicReset on CA_LOSS)
+        let ev = CongestionEvent { kind: CongestionKind::Timeout, prior_cwnd: 80_000, bytes_in_flight: 0 };
+        c.on_congestion_event(&mut cc, &ev);
+        assert_eq!(c.w_max(), 0.0);
+    }
+
+    #[test]
+    fn congestion_avoidance_counts_acknowledged_segments() {
+        // ns-3 TcpCubic (m_cWndCnt += segmentsAcked) and Linux both count segments: one ACK of
+        // two segments grows the window as two ACKs of one
+        let run = |acks: &[u32]| {
+            let mut c = Cubic::new(0.4, 0.7, false, true);
+            let mut cc = state(1000, 100, 10);
+            cc.min_rtt = Some(Dur::from_millis(10));
+            let ev = loss(CongestionKind::FastRetransmit, &cc);
+            c.on_congestion_event(&mut cc, &ev);
+            cc.cwnd = 70_000;
+            cc.now = Time::from_millis(500);
+            for &a in acks {
+                c.increase_window(&mut cc, &ack(a, 1000, Some(10)));
+            }
+            cc.cwnd
+        };
+        let (two, ones) = (run(&[2; 10]), run(&[1; 20]));
+        assert!(two > 70_000 && two.abs_diff(ones) <= 2, "{two} vs {ones}");
     }
 
     #[test]

@@ -585,6 +585,11 @@ impl Simulation {
                 return Err(format!("flow {i}: sender saw an ACK for bytes not received"));
             }
             f.sender.sb.check().map_err(|e| format!("flow {i}: scoreboard: {e}"))?;
+            // the sender never puts more in the pipe than cwnd allows (PRR's sndcnt included:
+            // in recovery cwnd = pipe + sndcnt), but for RFC 6675 (4.3)'s first retransmission
+            if f.sender.over_cwnd_sends != 0 {
+                return Err(format!("flow {i}: {} transmissions exceeded cwnd", f.sender.over_cwnd_sends));
+            }
         }
         Ok(())
     }

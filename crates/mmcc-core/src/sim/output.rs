@@ -56,6 +56,7 @@ fn flows_table(sim: &Simulation) -> Table {
     .collect();
     let mut ids = Vec::new();
     let mut ccas = Vec::new();
+    let mut profiles = Vec::new();
     let mut mss = Vec::new();
     for i in 0..n {
         let f = &sim.flows[i];
@@ -125,9 +126,11 @@ fn flows_table(sim: &Simulation) -> Table {
         }
         ids.push(i as i64);
         ccas.push(f.cca_name.clone());
+        profiles.push(fc.tcp.profile.name().to_string());
         mss.push(fc.tcp.mss as i64);
     }
-    let mut t = Table::new("flows").i64("flow_id", ids).str("cca", ccas).i64("mss_bytes", mss);
+    let mut t =
+        Table::new("flows").i64("flow_id", ids).str("cca", ccas).str("tcp_profile", profiles).i64("mss_bytes", mss);
     for (name, v) in cols {
         t = t.f64(name, v);
     }

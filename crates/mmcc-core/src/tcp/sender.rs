@@ -49,6 +49,9 @@ pub struct TcpSender {
     app_timer: LazyTimer,
     next_send_time: Time,
     active: bool,
+    /// Transmissions that left more in the pipe than cwnd allows (other than the one RFC 6675
+    /// 4.3 sends regardless); an invariant checks it stays 0.
+    pub over_cwnd_sends: u64,
 }
 
 impl TcpSender {
@@ -94,6 +97,7 @@ impl TcpSender {
             app_timer: LazyTimer::new(),
             next_send_time: Time::ZERO,
             active: false,
+            over_cwnd_sends: 0,
         }
     }
 
@@ -170,7 +174,7 @@ impl TcpSender {
                     cwnd_blocked = true;
                     break;
                 }
-                self.retransmit(id, ctx);
+                self.retransmit(id, false, ctx);
                 continue;
             }
             // Rule 2: new data.
@@ -236,14 +240,21 @@ impl TcpSender {
         let idle = self.sb.outstanding() == 0;
         self.rate.on_send(&mut rec, ctx.now, idle);
         self.sb.push_new(rec);
+        if self.pipe() > self.cc.cwnd {
+            self.over_cwnd_sends += 1;
+        }
         self.emit(seq, len, false, ctx);
     }
 
-    fn retransmit(&mut self, id: u64, ctx: &mut Ctx) {
+    /// Retransmit segment `id`; `forced`: RFC 6675 (4.3), sent whatever cwnd says.
+    fn retransmit(&mut self, id: u64, forced: bool, ctx: &mut Ctx) {
         let now = ctx.now;
         self.rate.on_send(self.sb.get_mut(id), now, false);
         self.sb.on_retransmit(id, now);
         let (seq, len) = (self.sb.get(id).seq, self.sb.get(id).len);
+        if !forced && self.pipe() > self.cc.cwnd {
+            self.over_cwnd_sends += 1;
+        }
         self.emit(seq, len, true, ctx);
     }
 
@@ -251,7 +262,10 @@ impl TcpSender {
         let mut pkt = Packet::data(self.flow, self.node, self.peer, seq, len, ctx.now, retx);
         pkt.opt = self.opt_bytes;
         if let Some(rate) = self.pacing_rate() {
-            self.next_send_time = self.next_send_time.max(ctx.now) + rate.tx_time(pkt.wire_bytes() as u64);
+            // Pacing rates are payload rates (delivery-rate samples count payload bytes), so a
+            // segment takes its payload's time: ns-3 SendPendingData schedules
+            // CalculateBytesTxTime(payload); Linux converts BBR's packet rate to bytes per MSS.
+            self.next_send_time = self.next_send_time.max(ctx.now) + rate.tx_time(len as u64);
         }
         ctx.out.push(pkt);
         ctx.rec.on_send(ctx.now, len, retx);
@@ -503,7 +517,7 @@ impl TcpSender {
             self.dup_bytes = 0;
             self.set_state(CaState::Loss, ctx);
             if let Some(id) = self.sb.next_lost() {
-                self.retransmit(id, ctx);
+                self.retransmit(id, true, ctx);
             }
             return;
         }
@@ -518,7 +532,7 @@ impl TcpSender {
         }
         // RFC 6675 (4.3): the first retransmission goes out whatever the window says.
         if let Some(id) = self.sb.next_lost() {
-            self.retransmit(id, ctx);
+            self.retransmit(id, true, ctx);
         }
     }
 

@@ -101,7 +101,9 @@ fn gallop_back(v: &VecDeque<Range>, to: usize, above: impl Fn(&Range) -> bool) -
 /// hop, and that copying is the simulator's main cost.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
-    /// When the sender put this copy on the wire (for one-way delay).
+    /// Data: when the sender put this copy on the wire (for one-way delay). ACK: the echoed
+    /// timestamp (RFC 7323 TSecr), i.e. the send time of the data segment whose timestamp the
+    /// receiver echoes (ns-3 measures RTT from it in the `ns3` profile).
     pub sent_at: Time,
     /// Data: stream offset of the first payload byte. ACK: the cumulative acknowledgement (next
     /// expected byte), read with [`Packet::ack`]. 64-bit, never wrapping inside the simulator

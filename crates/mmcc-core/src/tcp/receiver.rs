@@ -121,6 +121,10 @@ pub struct TcpReceiver {
     quickack: bool,
     /// TCP option bytes on every ACK (timestamps).
     opt_bytes: u8,
+    /// RFC 7323 TS.Recent: the send time of the segment whose timestamp ACKs echo, updated by
+    /// an in-order segment at or below the last ACK sent (ns-3 ProcessOptionTimestamp).
+    ts_recent: Time,
+    last_ack_sent: u64,
     delack: LazyTimer,
     /// Application bytes delivered in order.
     pub delivered: u64,
@@ -145,6 +149,8 @@ impl TcpReceiver {
             quickacks: if cfg.quickack { Self::quickack_budget(cfg) } else { 0 },
             quickack: cfg.quickack,
             opt_bytes: cfg.option_bytes() as u8,
+            ts_recent: Time::ZERO,
+            last_ack_sent: 0,
             delack: LazyTimer::new(),
             delivered: 0,
         }
@@ -178,6 +184,9 @@ impl TcpReceiver {
             return;
         }
         if s <= self.rcv_nxt {
+            if s == self.rcv_nxt && s <= self.last_ack_sent {
+                self.ts_recent = pkt.sent_at;
+            }
             let had_hole = !self.ooo.is_empty();
             let from = self.rcv_nxt;
             self.deliver(from, e - from, pkt.sent_at, ctx);
@@ -294,6 +303,8 @@ impl TcpReceiver {
         let blocks = self.recent;
         let mut pkt = Packet::new_ack(self.flow, self.node, self.peer, self.rcv_nxt, self.rcv_buf, &blocks[..n], ctx.now);
         pkt.opt = self.opt_bytes;
+        pkt.sent_at = self.ts_recent; // TSecr
+        self.last_ack_sent = self.rcv_nxt;
         ctx.rec.counters.acks_sent += 1;
         ctx.out.push(pkt);
     }

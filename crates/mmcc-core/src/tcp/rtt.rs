@@ -16,6 +16,8 @@ pub struct RttEstimator {
     max_rto: Dur,
     granularity: Dur,
     samples: u64,
+    /// Smallest smoothed RTT so far (ns-3's `m_minRtt`, which takes the estimate, not samples).
+    min_srtt: Option<Dur>,
 }
 
 impl RttEstimator {
@@ -32,6 +34,7 @@ impl RttEstimator {
             max_rto,
             granularity,
             samples: 0,
+            min_srtt: None,
         }
     }
 
@@ -55,6 +58,7 @@ impl RttEstimator {
                 self.srtt = Some(Dur((7 * srtt.0 + r.0) / 8));
             }
         }
+        self.min_srtt = self.srtt.map(|s| self.min_srtt.map_or(s, |m| m.min(s)));
         // Karn: a valid sample after a back-off restores the computed RTO.
         self.backoff = 0;
     }
@@ -101,6 +105,9 @@ impl RttEstimator {
     }
     pub fn max(&self) -> Option<Dur> {
         self.max
+    }
+    pub fn min_srtt(&self) -> Option<Dur> {
+        self.min_srtt
     }
     pub fn samples(&self) -> u64 {
         self.samples

@@ -12,7 +12,7 @@ use crate::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionEvent,
 use crate::engine::timer::Fired;
 use crate::engine::LazyTimer;
 use crate::net::{FlowId, NodeId, Packet};
-use crate::time::{Bandwidth, Time};
+use crate::time::{Bandwidth, Dur, Time};
 
 pub struct TcpSender {
     pub flow: FlowId,
@@ -22,6 +22,8 @@ pub struct TcpSender {
     mss: u64,
     /// TCP option bytes on every segment (timestamps).
     opt_bytes: u8,
+    /// RTT from the echoed timestamp in whole milliseconds (ns-3 with timestamps).
+    ns3_timestamps: bool,
     pub cca: Box<dyn CongestionControl>,
     pub cc: CcState,
     pub sb: Scoreboard,
@@ -77,6 +79,7 @@ impl TcpSender {
             cfg: cfg.clone(),
             mss,
             opt_bytes: cfg.option_bytes() as u8,
+            ns3_timestamps: cfg.profile == Profile::Ns3 && cfg.timestamps,
             cca,
             cc,
             sb: Scoreboard::new(),
@@ -289,10 +292,16 @@ impl TcpSender {
     }
 
     fn sync_rtt(&mut self) {
-        self.cc.latest_rtt = self.rtt.latest();
         self.cc.srtt = self.rtt.srtt();
-        self.cc.min_rtt = self.rtt.min();
         self.cc.max_rtt = self.rtt.max();
+        if self.cfg.profile == Profile::Ns3 {
+            // ns-3: m_lastRtt is the estimate and m_minRtt the smallest estimate
+            self.cc.latest_rtt = self.rtt.srtt();
+            self.cc.min_rtt = self.rtt.min_srtt();
+        } else {
+            self.cc.latest_rtt = self.rtt.latest();
+            self.cc.min_rtt = self.rtt.min();
+        }
     }
 
     /// An ACK arrived. Split as Linux splits `tcp_ack`: process the ACK (scoreboard, duplicate
@@ -362,13 +371,26 @@ impl TcpSender {
             self.dup_bytes = self.dup_bytes.saturating_sub(res.cum_acked);
         }
 
-        // RTT sample (Karn's rule is applied by the scoreboard).
-        let rtt_sample = res.rtt_sent_at.map(|t| now - t);
+        // RTT sample (Karn's rule is applied by the scoreboard). ns-3 with timestamps
+        // (TcpSocketBase::EstimateRtt, TcpOptionTS): now - TSecr, both in whole milliseconds,
+        // 0 taken as 1 us.
+        let rtt_sample = match res.rtt_sent_at {
+            Some(_) if self.ns3_timestamps => {
+                let ms = |t: Time| t.0 / 1_000_000;
+                let m = ms(now).saturating_sub(ms(pkt.sent_at));
+                Some(if m == 0 { Dur::from_micros(1) } else { Dur::from_millis(m) })
+            }
+            Some(t) => Some(now - t),
+            None => None,
+        };
         if let Some(r) = rtt_sample {
             self.rtt.sample(r);
             ctx.rec.on_rtt(now, r);
         }
         self.sync_rtt();
+        // What the algorithm sees as this ACK's RTT: the sample (Linux: rs->rtt_us), or in
+        // ns-3 the smoothed estimate on every ACK (PktsAcked gets m_lastRtt = GetEstimate()).
+        let rtt_sample = if self.cfg.profile == Profile::Ns3 { self.rtt.srtt() } else { rtt_sample };
         self.cc.snd_una = self.sb.snd_una;
         self.cc.snd_nxt = self.sb.snd_nxt;
         self.cc.delivered = self.rate.delivered;

@@ -1,0 +1,85 @@
+"""Stack profiles as users see them, and the export for the ns-3 reference runner."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from mmcc import _core
+from mmcc.experiments import validate_ns3
+
+
+def test_profile_defaults_resolve_and_overrides_win():
+    ns3 = json.loads(_core.resolve_tcp(json.dumps({"profile": "ns3"})))
+    linux = json.loads(_core.resolve_tcp("{}"))
+    assert (ns3["min_rto"], ns3["delack_timeout"], ns3["rcv_buf"]) == (1_000_000_000, 200_000_000, 131_072)
+    assert not ns3["detect_lost_retransmissions"] and not ns3["cwnd_validation"] and not ns3["quickack"]
+    assert linux["profile"] == "linux" and linux["min_rto"] == 200_000_000 and linux["quickack"]
+    mixed = json.loads(_core.resolve_tcp(json.dumps({"profile": "ns3", "min_rto": 300_000_000})))
+    assert mixed["min_rto"] == 300_000_000 and mixed["delack_timeout"] == 200_000_000
+
+
+def test_run_reports_the_profile(mmcc_cli, tmp_path):
+    r = mmcc_cli("run", "dumbbell", "--duration", "1s", "--set", "tcp.profile=ns3", "--out", tmp_path, "--no-plot")
+    assert r.returncode == 0, r.stderr
+    assert "TCP profile ns3" in r.stdout
+    info = json.loads((tmp_path / "run.json").read_text())
+    assert info["tcp_settings"][0]["profile"] == "ns3" and info["tcp_settings"][0]["min_rto"] == 1_000_000_000
+    import pyarrow.parquet as pq
+    assert pq.read_table(tmp_path / "flows.parquet").column("tcp_profile").to_pylist() == ["ns3"]
+
+
+def test_bad_profile_is_a_clear_error(mmcc_cli):
+    r = mmcc_cli("run", "dumbbell", "--duration", "1s", "--set", "tcp.profile=bsd")
+    assert r.returncode == 2 and "tcp.profile" in r.stderr and "linux" in r.stderr and "ns3" in r.stderr, r.stderr
+
+
+def test_presets_of_ns3_publications_use_the_ns3_profile():
+    from mmcc.scenario import list_presets, load
+    for name in list_presets():
+        prof = {f["tcp"].get("profile", "linux") for f in load(name).config["flows"]}
+        expected = "ns3" if name.split("-")[0] in ("thesis", "siddiqui", "dtcp", "mmstcp") else "linux"
+        assert prof == {expected}, name
+
+
+def test_export_ns3_resolves_every_tcp_setting(mmcc_cli, tmp_path):
+    out = tmp_path / "case.json"
+    r = mmcc_cli("export-ns3", "dumbbell", "--cca", "cubic", "--set", "tcp.profile=ns3", "--out", out)
+    assert r.returncode == 0, r.stderr
+    cfg = json.loads(out.read_text())
+    assert cfg["format"] == "mmcc-ns3/1" and cfg["bin_ns"] == 100_000_000
+    tcp = cfg["flows"][0]["tcp"]
+    assert cfg["flows"][0]["cca"] == "cubic"
+    for key in ("mss", "min_rto", "delack_count", "delack_timeout", "snd_buf", "rcv_buf", "sack", "timestamps"):
+        assert key in tcp, key
+    assert tcp["snd_buf"] == 64 << 20  # the preset's value wins over the profile's
+
+
+def test_export_ns3_refuses_radio_scenarios(mmcc_cli):
+    r = mmcc_cli("export-ns3", "thesis-edge")
+    assert r.returncode == 2 and "radio" in r.stderr
+
+
+def test_validation_matrix_and_errors():
+    full = validate_ns3.matrix(False, None, None, None)
+    assert len(full) == 11 * 2 * 4 * 5
+    quick = validate_ns3.matrix(True, None, None, None)
+    assert {c.rate for c in quick} == {"100Mbps"} and len(quick) == 3 * 2 * 2
+    with pytest.raises(ValueError, match="no ns-3 3.37 class"):
+        validate_ns3.matrix(False, None, None, ["rttv"])
+    with pytest.raises(ValueError, match="allowed: 100Mbps, 1Gbps"):
+        validate_ns3.matrix(False, None, None, None, ["10Gbps"])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("pkg-config") is None or subprocess.run(
+    ["pkg-config", "--exists", "ns3-internet"]).returncode != 0, reason="libns3-dev is not installed")
+def test_validate_ns3_quick_agrees(tmp_path):
+    """The --quick subset (NewReno, CUBIC, HighSpeed at 100 Mb/s, loss 0 and 1e-4, 2 seeds of
+    10 s) in both simulators: the mean goodput of every case within 10 %."""
+    res = validate_ns3.run_validation(tmp_path, quick=True, progress=False)
+    assert res["cases"] == 6
+    for row in res["rows"]:
+        assert abs(row["diff_pct"]) <= 10, row
+    assert (tmp_path / "report.md").is_file() and list((tmp_path / "cwnd").glob("*.png"))

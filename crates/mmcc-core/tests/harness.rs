@@ -103,3 +103,23 @@ fn a_lost_retransmission_waits_for_the_rto_like_ns3_or_is_detected_like_linux() 
     let c = sim.recorder(0).counters;
     assert_eq!((c.fast_retransmits, c.rtos, c.retransmits), (1, 0, 2));
 }
+
+/// ns-3 with timestamps measures RTT as now - TSecr with both in whole milliseconds
+/// (TcpSocketBase::EstimateRtt, TcpOptionTS::ElapsedTimeFromTsValue); Linux measures it from
+/// its own send times to the microsecond.
+#[test]
+fn ns3_rtt_samples_are_whole_milliseconds_linux_are_exact() {
+    for profile in [Profile::Ns3, Profile::Linux] {
+        let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_micros(20_300), 50_000_000, Dur::from_secs(2));
+        cfg.flows[0].tcp.profile = profile;
+        cfg.record.trace = true;
+        let out = mmcc_core::run(cfg).unwrap();
+        let rtt = f64col(&out, "rtt_trace", "rtt_ms");
+        assert!(rtt.len() > 100);
+        let whole = rtt.iter().filter(|&&r| (r - r.round()).abs() < 1e-9).count();
+        match profile {
+            Profile::Ns3 => assert_eq!(whole, rtt.len(), "every ns-3 sample is whole ms"),
+            Profile::Linux => assert!(whole < rtt.len() / 10, "{whole} of {} whole", rtt.len()),
+        }
+    }
+}

@@ -247,6 +247,11 @@ pub struct Params<'a> {
 }
 
 impl Params<'_> {
+    /// The override of `name`, if the user gave one (for defaults that depend on the profile).
+    pub fn given(&self, name: &str) -> Option<f64> {
+        self.values.get(name).copied()
+    }
+
     /// The value of `name` (the override if given, else the published default).
     pub fn get(&self, name: &str) -> f64 {
         if let Some(v) = self.values.get(name) {

@@ -11,6 +11,7 @@
 //!   added to cwnd in whole segments;
 //! - `linux` (`tcp_hybla.c`): RTT0 = 25 ms (`rtt0`, the paper's value); both increments once
 //!   per ACK (`hybla_cong_avoid` does not look at the acknowledged count).
+//!
 //! A given `rtt0_ms` overrides the profile's.
 
 use super::util::{add_segments, half_flight, FracAcc};

@@ -8,8 +8,13 @@
 //! then linear at `max_incr`. Windows below `low_window` use Reno. Loss: `last_max =
 //! beta * cwnd` with fast convergence when cwnd < last_max, else cwnd;
 //! ssthresh = max(beta * cwnd, 2) (cwnd/2 below low_window).
+//!
+//! The `ns3` profile follows `TcpBic` to the integer: cnt is computed in whole segments with
+//! integer divisions (`TcpBic::Update`), the acknowledged segments are counted and one segment
+//! is added when the count exceeds cnt (then the count restarts from 0), and W_max and
+//! ssthresh are whole segments. The `linux` profile keeps the fractional form.
 
-use super::util::{add_segments, half_flight, slow_start_then_ca, FracAcc};
+use super::util::{add_segments, ca_segments, half_flight, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -32,6 +37,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
             b: p.get("b").max(1.0),
             last_max: 0.0,
             acc: FracAcc::default(),
+            cwnd_cnt: 0,
         })
     },
 };
@@ -44,6 +50,8 @@ pub struct Bic {
     b: f64,
     last_max: f64,
     acc: FracAcc,
+    /// ns-3 m_cWndCnt.
+    cwnd_cnt: u64,
 }
 
 impl Bic {
@@ -72,11 +80,53 @@ impl Bic {
     }
 }
 
+impl Bic {
+    /// ns-3 3.37 `TcpBic::Update` in its integer arithmetic (uint32 windows and parameters).
+    pub fn cnt_ns3(&self, seg: u64) -> u64 {
+        let (b, max_incr, smooth) = (self.b as u64, self.max_incr as u64, self.smooth_part as u64);
+        let last_max = self.last_max as u64;
+        let mut cnt = if seg < self.low_window as u64 {
+            seg
+        } else if seg < last_max {
+            let dist = ((last_max - seg) / b) as f64; // integer division, then double
+            if dist > max_incr as f64 {
+                seg / max_incr
+            } else if dist <= 1.0 {
+                seg * smooth / b
+            } else {
+                (seg as f64 / dist) as u64
+            }
+        } else if seg < last_max + b {
+            seg * smooth / b
+        } else if seg < last_max + max_incr * (b - 1) {
+            seg * (b - 1) / (seg - last_max)
+        } else {
+            seg / max_incr
+        };
+        if last_max == 0 && cnt > 20 {
+            cnt = 20;
+        }
+        cnt.max(1)
+    }
+}
+
 impl CongestionControl for Bic {
     fn name(&self) -> &'static str {
         "bic"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        if cc.ns3() {
+            let segs = ca_segments(cc, ack.segments_acked);
+            if segs > 0 {
+                // TcpBic::IncreaseWindow: one segment once the count exceeds cnt
+                self.cwnd_cnt += segs as u64;
+                if self.cwnd_cnt > self.cnt_ns3(cc.cwnd / cc.mss) {
+                    cc.cwnd += cc.mss;
+                    self.cwnd_cnt = 0;
+                }
+            }
+            return;
+        }
         if slow_start_then_ca(cc, ack.segments_acked) {
             let cnt = self.cnt(cc.cwnd_segments());
             add_segments(&mut self.acc, cc, ack.segments_acked as f64 / cnt);
@@ -87,10 +137,20 @@ impl CongestionControl for Bic {
         if w < self.low_window {
             return half_flight(cc);
         }
+        if cc.ns3() {
+            // TcpBic::GetSsThresh: max(segCwnd * beta, 2) segments, truncated to bytes
+            return (((cc.cwnd / cc.mss) as f64 * self.beta).max(2.0) * cc.mss as f64) as u64;
+        }
         ((cc.cwnd as f64 * self.beta) as u64).max(cc.min_ssthresh())
     }
     fn on_congestion_event(&mut self, cc: &mut CcState, ev: &CongestionEvent) {
         let w = ev.prior_cwnd as f64 / cc.mss as f64; // the window before the event
+        if cc.ns3() {
+            // TcpBic::GetSsThresh: whole segments (uint32 m_lastMaxCwnd)
+            let w = w.floor();
+            self.last_max = if w < self.last_max { (self.beta * w).floor() } else { w };
+            return;
+        }
         // fast convergence (ns-3): release bandwidth to new flows
         self.last_max = if w < self.last_max { self.beta * w } else { w };
     }
@@ -101,7 +161,28 @@ mod tests {
     use super::*;
 
     fn bic(last_max: f64) -> Bic {
-        Bic { beta: 0.8, max_incr: 16.0, low_window: 14.0, smooth_part: 5.0, b: 4.0, last_max, acc: FracAcc::default() }
+        Bic { beta: 0.8, max_incr: 16.0, low_window: 14.0, smooth_part: 5.0, b: 4.0, last_max, acc: FracAcc::default(), cwnd_cnt: 0 }
+    }
+
+    #[test]
+    fn ns3_cnt_uses_integer_arithmetic() {
+        let b = bic(1000.0);
+        // dist = (1000 - 990) / 4 = 2 (integer), cnt = 990 / 2 = 495
+        assert_eq!(b.cnt_ns3(990), 495);
+        // dist = (1000 - 997) / 4 = 0 -> smooth: 997 * 5 / 4 = 1246
+        assert_eq!(b.cnt_ns3(997), 1246);
+        // far below: 500 / 16 = 31
+        assert_eq!(b.cnt_ns3(500), 31);
+        // before any loss: at most 20
+        assert_eq!(bic(0.0).cnt_ns3(500), 20);
+        // one segment after cnt + 1 acknowledged segments, the count restarts
+        let mut x = bic(1000.0);
+        let mut cc = crate::cca::testing::state(1000, 500, 10);
+        cc.profile = crate::cca::Profile::Ns3;
+        for i in 0..32 {
+            x.increase_window(&mut cc, &crate::cca::testing::ack(1, 1000, None));
+            assert_eq!(cc.cwnd, if i < 31 { 500_000 } else { 501_000 }, "ack {i}");
+        }
     }
 
     #[test]

@@ -7,7 +7,13 @@
 //!   at least 1. Per ACK: cwnd += alpha / cwnd.
 //! - Adaptive backoff: `beta = rtt_min / rtt_max` clamped to [0.5, 0.8], but 0.5 when the
 //!   throughput changed by more than 20 % since the previous congestion epoch (ns-3
-//!   `ThroughputRatio`). Loss: ssthresh = max(beta cwnd, 2 MSS).
+//!   `ThroughputRatio`). Loss: ssthresh = max(beta cwnd, 2 MSS), with the beta of the epoch
+//!   that ends at this loss.
+//!
+//! The `ns3` profile follows `TcpHtcp` of ns-3 3.37 where it differs: once per ACK cwnd grows
+//! by `(MSS^2 + cwnd alpha) / cwnd` bytes (Reno plus alpha bytes); beta is the unclamped
+//! rtt_min / rtt_max (of the smoothed RTTs) when the epoch's throughput rose by less than the
+//! ratio, else 0.5; ssthresh = max(beta * bytes in flight, 2 MSS).
 
 use super::util::{add_segments, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
@@ -37,6 +43,8 @@ pub struct Htcp {
     delivered_at_con: u64,
     last_throughput: f64,
     acc: FracAcc,
+    /// ns-3 m_dataSent: bytes acknowledged in the Open state since the last congestion event.
+    data_sent: u64,
 }
 
 impl Htcp {
@@ -53,6 +61,36 @@ impl Htcp {
             delivered_at_con: 0,
             last_throughput: 0.0,
             acc: FracAcc::default(),
+            data_sent: 0,
+        }
+    }
+
+    /// The backoff factor for a congestion event now, from the epoch that ends (pure).
+    /// Linux / the paper: rtt_min / rtt_max clamped to [0.5, 0.8], the default when the epoch's
+    /// throughput moved by more than `throughput_ratio`. ns-3 (`TcpHtcp::UpdateBeta`): unclamped
+    /// rtt_min / rtt_max when the throughput rose by less than the ratio (its integer division
+    /// makes that "less than doubled"), else the default.
+    pub fn backoff(&self, cc: &CcState) -> f64 {
+        let ratio = match (self.min_rtt, self.max_rtt) {
+            (Some(mn), Some(mx)) if mx.0 > 0 => Some(mn.secs_f64() / mx.secs_f64()),
+            _ => None,
+        };
+        let dt = (cc.now - self.last_con).secs_f64();
+        if cc.ns3() {
+            let tput = if dt > 0.0 { (self.data_sent as f64 / dt) as u64 } else { 0 };
+            let last = self.last_throughput as u64;
+            let rose = tput > last && last > 0 && ((tput - last) / last) as f64 <= self.throughput_ratio;
+            return match ratio {
+                Some(r) if rose => r,
+                _ => self.default_backoff,
+            };
+        }
+        let tput = if dt > 0.0 { (cc.delivered - self.delivered_at_con) as f64 / dt } else { 0.0 };
+        let changed = self.last_throughput > 0.0
+            && ((tput - self.last_throughput).abs() / self.last_throughput) > self.throughput_ratio;
+        match ratio {
+            Some(r) if !changed => r.clamp(0.5, 0.8),
+            _ => self.default_backoff,
         }
     }
 
@@ -72,7 +110,10 @@ impl CongestionControl for Htcp {
     fn name(&self) -> &'static str {
         "htcp"
     }
-    fn on_ack(&mut self, _cc: &mut CcState, ack: &AckEvent) {
+    fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        if cc.state == crate::cca::CaState::Open {
+            self.data_sent += ack.segments_acked as u64 * cc.mss; // ns-3 PktsAcked
+        }
         if let Some(r) = ack.rtt {
             self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
             self.max_rtt = Some(self.max_rtt.map_or(r, |m| m.max(r)));
@@ -81,33 +122,72 @@ impl CongestionControl for Htcp {
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         if slow_start_then_ca(cc, ack.segments_acked) {
             self.alpha = self.alpha_for((cc.now - self.last_con).secs_f64());
+            if cc.ns3() {
+                // ns-3 TcpHtcp::CongestionAvoidance, once per ACK: cwnd += (MSS^2 + cwnd alpha) /
+                // cwnd bytes, i.e. Reno's MSS^2/cwnd plus alpha *bytes* (not alpha MSS^2/cwnd)
+                let adder = ((cc.mss * cc.mss) as f64 + cc.cwnd as f64 * self.alpha) / cc.cwnd as f64;
+                cc.cwnd += adder.max(1.0) as u64;
+                return;
+            }
             let w = cc.cwnd_segments();
             add_segments(&mut self.acc, cc, self.alpha / w); // cwnd += alpha / cwnd
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        ((cc.cwnd as f64 * self.beta) as u64).max(cc.min_ssthresh())
+        // the backoff of the epoch that ends with this event (eq. 4 uses it for the next alpha)
+        let beta = self.backoff(cc);
+        ((cc.loss_window() as f64 * beta) as u64).max(cc.min_ssthresh())
     }
     fn on_congestion_event(&mut self, cc: &mut CcState, _ev: &CongestionEvent) {
-        // adaptive backoff for the next epoch: beta = rtt_min / rtt_max in [0.5, 0.8], reset to
-        // the default when throughput moved by more than throughput_ratio
+        self.beta = self.backoff(cc);
         let dt = (cc.now - self.last_con).secs_f64();
-        let tput = if dt > 0.0 { (cc.delivered - self.delivered_at_con) as f64 / dt } else { 0.0 };
-        let changed = self.last_throughput > 0.0
-            && ((tput - self.last_throughput).abs() / self.last_throughput) > self.throughput_ratio;
-        self.beta = match (self.min_rtt, self.max_rtt) {
-            (Some(mn), Some(mx)) if !changed && mx.0 > 0 => (mn.secs_f64() / mx.secs_f64()).clamp(0.5, 0.8),
-            _ => self.default_backoff,
+        self.last_throughput = if cc.ns3() {
+            if dt > 0.0 { (self.data_sent as f64 / dt).floor() } else { 0.0 }
+        } else if dt > 0.0 {
+            (cc.delivered - self.delivered_at_con) as f64 / dt
+        } else {
+            0.0
         };
-        self.last_throughput = tput;
+        self.data_sent = 0;
         self.delivered_at_con = cc.delivered;
         self.last_con = cc.now;
+        // a new epoch: its own RTT extremes (ns-3 GetSsThresh resets them)
+        self.min_rtt = None;
+        self.max_rtt = None;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backoff_of_the_ending_epoch_is_used_at_once() {
+        let mut h = Htcp::new(1.0, 0.5, 0.2);
+        let mut cc = crate::cca::testing::state(1000, 100, 10);
+        cc.bytes_in_flight = 100_000;
+        h.min_rtt = Some(Dur::from_millis(20));
+        h.max_rtt = Some(Dur::from_millis(25));
+        // Linux / paper: 20/25 = 0.8, in [0.5, 0.8]
+        assert_eq!(h.ssthresh(&cc), 80_000);
+        // ns-3: the same ratio only when the throughput rose (here no previous epoch: default)
+        cc.profile = crate::cca::Profile::Ns3;
+        assert_eq!(h.ssthresh(&cc), 50_000);
+        h.last_throughput = 1000.0;
+        h.data_sent = 1500;
+        cc.now = Time::from_secs(1);
+        assert_eq!(h.ssthresh(&cc), 80_000); // 1500 B/s rose by less than double: rtt ratio
+    }
+
+    #[test]
+    fn ns3_adds_alpha_bytes_per_ack() {
+        let mut h = Htcp::new(1.0, 0.5, 0.2);
+        let mut cc = crate::cca::testing::state(1000, 100, 10);
+        cc.profile = crate::cca::Profile::Ns3;
+        cc.now = Time::from_secs(3); // alpha = 22 (Delta = 3 s, beta 0.5)
+        h.increase_window(&mut cc, &crate::cca::testing::ack(2, 1000, None));
+        assert_eq!(cc.cwnd, 100_000 + 10 + 22); // MSS^2/cwnd = 10 bytes, + alpha = 22 bytes
+    }
 
     #[test]
     fn alpha_is_one_for_a_second_then_grows_quadratically() {

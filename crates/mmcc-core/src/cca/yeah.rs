@@ -8,6 +8,11 @@
 //! `reno_count`) when Q > alpha. Loss: `cwnd - reduction` with `reduction = max(min(Q, cwnd/2),
 //! cwnd / 2^delta)` when fewer than rho = 16 consecutive slow rounds were seen, else cwnd / 2.
 //! Parameters: alpha 80, gamma 1, delta 3, epsilon 1, phy 8, rho 16, zeta 50.
+//!
+//! The Reno mode and the loss window follow the profile's reference: ns-3 (`TcpYeah`) grows
+//! as `TcpNewReno::CongestionAvoidance` (once per ACK) and computes the reduction from the
+//! bytes in flight; Linux (`tcp_yeah.c`) grows per acknowledged segment (`tcp_cong_avoid_ai`)
+//! and reduces from cwnd.
 
 use super::util::{add_segments, reno_ca, slow_start, FracAcc, Round};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, Params};
@@ -70,8 +75,14 @@ impl CongestionControl for Yeah {
             // fast mode: Scalable, one segment per min(cwnd, 100) acknowledged segments
             let per = cc.cwnd_segments().min(STCP_AI_CNT);
             add_segments(&mut self.acc, cc, ack.segments_acked.max(1) as f64 / per);
+        } else if cc.ns3() {
+            // ns-3 TcpNewReno::CongestionAvoidance: max(1, floor(MSS^2 / cwnd)) bytes per ACK
+            cc.cwnd += (cc.mss * cc.mss / cc.cwnd.max(1)).max(1);
         } else {
-            reno_ca(&mut self.acc, cc);
+            // Linux tcp_cong_avoid_ai(cwnd, acked): MSS^2 / cwnd per acknowledged segment
+            for _ in 0..ack.segments_acked.max(1) {
+                reno_ca(&mut self.acc, cc);
+            }
         }
         if self.round.on_ack(cc, ack.rtt) {
             if let (Some(rtt), Some(base)) = (self.round.min_rtt, self.base_rtt) {
@@ -83,13 +94,18 @@ impl CongestionControl for Yeah {
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        let w = (cc.cwnd / cc.mss) as f64;
+        // the window reduced: ns-3 the bytes in flight, Linux cwnd (CcState::loss_window)
+        let w = (cc.loss_window() / cc.mss) as f64;
         let half = (w / 2.0).floor().max(2.0);
         let reduction = if self.doing_reno_now < RHO {
             self.last_q.min(half).max((w / (1u64 << DELTA) as f64).floor())
         } else {
             half
         };
+        if cc.ns3() {
+            // TcpYeah::GetSsThresh: bytesInFlight - reduction segments, at least 2 MSS
+            return cc.bytes_in_flight.saturating_sub(reduction as u64 * cc.mss).max(cc.min_ssthresh());
+        }
         (((w - reduction) * cc.mss as f64) as u64).max(cc.min_ssthresh())
     }
     fn on_congestion_event(&mut self, _cc: &mut CcState, _ev: &CongestionEvent) {
@@ -147,6 +163,16 @@ mod tests {
         assert_eq!(y.ssthresh(&cc), 280_000);
         y.doing_reno_now = RHO;
         assert_eq!(y.ssthresh(&cc), 200_000);
+    }
+
+    #[test]
+    fn ns3_reduces_the_bytes_in_flight() {
+        let mut y = Yeah::default();
+        let mut cc = state(1000, 400, 10);
+        cc.profile = crate::cca::Profile::Ns3;
+        cc.bytes_in_flight = 300_500; // 300 segments: reduction max(10, 300/8 = 37) = 37
+        y.last_q = 10.0;
+        assert_eq!(y.ssthresh(&cc), 300_500 - 37_000);
     }
 
     #[test]

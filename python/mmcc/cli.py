@@ -28,6 +28,19 @@ def _kv(text: str) -> tuple[str, str]:
     return k.strip(), v.strip()
 
 
+def _scenario_args(p) -> None:
+    """The scenario and its overrides, shared by the commands that take one scenario."""
+    p.add_argument("scenario", help="preset name (see 'mmcc presets') or path to a scenario .toml file")
+    p.add_argument("--cca", help="congestion control algorithm for every flow (see 'mmcc algorithms'), "
+                                 "or FILE.py:CLASS, a Python subclass of mmcc.CongestionControl")
+    p.add_argument("--seed", type=int, help="random seed (default: the scenario's)")
+    p.add_argument("--duration", help='simulated duration, e.g. "10s" (default: the scenario\'s)')
+    p.add_argument("--param", action="append", type=_kv, default=[], metavar="NAME=VALUE", dest="params",
+                   help="set a scenario parameter (see the preset's [params]), e.g. --param rlc_buffer=20MiB")
+    p.add_argument("--set", action="append", type=_kv, default=[], metavar="KEY=VALUE", dest="sets",
+                   help='override any scenario key by dotted path, e.g. --set links.1.forward.queue.limit=5MB')
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="mmcc",
@@ -46,17 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run one scenario (a preset name or a .toml file)",
                        description="Run one scenario; print a summary, write Parquet tables and an overview PNG.")
-    r.add_argument("scenario", help="preset name (see 'mmcc presets') or path to a scenario .toml file")
-    r.add_argument("--cca", help="congestion control algorithm for every flow (see 'mmcc algorithms'), "
-                                 "or FILE.py:CLASS, a Python subclass of mmcc.CongestionControl")
+    _scenario_args(r)
     r.add_argument("--cca-param", action="append", type=_kv, default=[], metavar="KEY=VALUE",
                    help="algorithm parameter override (repeatable)")
-    r.add_argument("--seed", type=int, help="random seed (default: the scenario's)")
-    r.add_argument("--duration", help='simulated duration, e.g. "10s" (default: the scenario\'s)')
-    r.add_argument("--param", action="append", type=_kv, default=[], metavar="NAME=VALUE", dest="params",
-                   help="set a scenario parameter (see the preset's [params]), e.g. --param rlc_buffer=20MiB")
-    r.add_argument("--set", action="append", type=_kv, default=[], metavar="KEY=VALUE", dest="sets",
-                   help='override any scenario key by dotted path, e.g. --set links.1.forward.queue.limit=5MB')
     r.add_argument("--trace", action="store_true", help="also record every RTT sample, delivered segment and cwnd change")
     r.add_argument("--pcap", metavar="LINK[:forward|reverse]", help="capture one link direction to OUT/capture.pcap")
     r.add_argument("--out", default=None, help="output folder (default: out/<scenario>)")
@@ -73,12 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Write SCENARIO (with overrides) in the runner's format: the normalized "
                                    "configuration with each flow's TCP settings resolved from its profile. Run it "
                                    "with ns3/examples/mmcc-ns3-runner (see docs/validation.md).")
-    x.add_argument("scenario", help="preset name or .toml file")
-    x.add_argument("--cca", help="algorithm of every flow")
-    x.add_argument("--set", action="append", default=[], type=_kv, metavar="KEY=VALUE", help="override a key")
-    x.add_argument("--param", action="append", default=[], type=_kv, metavar="NAME=VALUE", help="scenario parameter")
-    x.add_argument("--duration", help="simulated time")
-    x.add_argument("--seed", type=int)
+    _scenario_args(x)
     x.add_argument("--out", help="JSON file (default: stdout)")
 
     v = sub.add_parser("validate", help="cross-check the simulator against a reference (ns-3)",
@@ -364,10 +364,10 @@ def _cmd_export_ns3(a) -> int:
     import json
 
     from . import ns3
-    from .scenario import load
+    from .scenario import _parse_value, load
 
-    sc = load(a.scenario).with_overrides(dict(a.set), cca=a.cca, seed=a.seed, duration=a.duration,
-                                         params=dict(a.param))
+    sc = load(a.scenario).with_overrides({k: _parse_value(v) for k, v in a.sets}, cca=a.cca, seed=a.seed, duration=a.duration,
+                                         params={k: _parse_value(v) for k, v in a.params})
     text = json.dumps(ns3.export(sc.config), indent=1, sort_keys=True)
     if a.out:
         Path(a.out).write_text(text + "\n")

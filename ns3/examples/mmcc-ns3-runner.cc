@@ -118,6 +118,10 @@ struct FlowStats
 };
 
 std::vector<FlowStats> g_stats;
+/// Packets dropped by receive error models (PhyRxDrop of the devices that have one).
+uint64_t g_errorDrops = 0;
+/// Packets that reached a device with a receive error model (dropped or not).
+uint64_t g_errorModelPackets = 0;
 
 /// A bulk sender: one TCP socket of the flow's algorithm that keeps the send buffer full (or
 /// writes a byte budget), from `start` until `stop`.
@@ -327,8 +331,10 @@ ConfigureDirection(const json& d,
         {
             Fail(where + ".error.unit: '" + unit + "' is not bit, byte or packet");
         }
-        // RFC-free ns-3 fact: the receive error model belongs on the receiving device.
+        // ns-3: the receive error model belongs on the receiving device.
         peer->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        peer->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(+[](Ptr<const Packet>) { g_errorDrops++; }));
+        peer->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(+[](Ptr<const Packet>) { g_errorModelPackets++; }));
     }
     if (d.contains("rate_steps") && !d["rate_steps"].is_null())
     {
@@ -527,7 +533,8 @@ main(int argc, char* argv[])
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     std::ofstream fo(outDir + "/flows.csv");
-    fo << "flow_id,cca,start_s,stop_s,delivered_bytes,goodput_mbps,tx_bytes,retx_bytes,fast_retransmits,rtos,wall_s\n";
+    fo << "flow_id,cca,start_s,stop_s,delivered_bytes,goodput_mbps,tx_bytes,retx_bytes,fast_retransmits,rtos,wall_s,"
+          "error_drops,error_model_packets\n";
     std::ofstream so(outDir + "/series.csv");
     so << "flow_id,t_s,throughput_mbps,cwnd_bytes,ssthresh_bytes,rtt_ms\n";
     size_t nbins = static_cast<size_t>((duration.GetNanoSeconds() + bin.GetNanoSeconds() - 1) / bin.GetNanoSeconds());
@@ -541,7 +548,7 @@ main(int argc, char* argv[])
         double gp = stop > start ? s.totalRx * 8.0 / (stop - start) / 1e6 : 0.0;
         fo << i << "," << f.at("cca").get<std::string>() << "," << start << "," << stop << "," << s.totalRx << ","
            << gp << "," << s.txBytes << "," << s.retxBytes << "," << s.fastRetx << "," << s.rtos << "," << wall
-           << "\n";
+           << "," << g_errorDrops << "," << g_errorModelPackets << "\n";
         double cw = std::nan("");
         double ss = std::nan("");
         for (size_t b = 0; b < nbins; b++)

@@ -90,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--duration", type=float, help="simulated seconds per run (default 20; --quick 10)")
     v.add_argument("--cca", help="comma-separated algorithms (default: the 11 ns-3 classes)")
     v.add_argument("--rate", help="comma-separated bottleneck rates (default: 100Mbps,1Gbps)")
+    v.add_argument("--loss", help="comma-separated per-packet loss rates (default: 0,1e-5,1e-4,1e-3)")
     v.add_argument("--workers", type=int, help="parallel runs (default: all cores)")
     v.add_argument("--out", default="out/validate-ns3", help="output folder (resumable)")
 
@@ -382,8 +383,12 @@ def _cmd_validate(a) -> int:
 
     ccas = [c.strip() for c in a.cca.split(",")] if a.cca else None
     rates = [r.strip() for r in a.rate.split(",")] if a.rate else None
+    try:
+        losses = [float(x) for x in a.loss.split(",")] if a.loss else None
+    except ValueError:
+        raise ValueError(f"validate: --loss {a.loss!r}: expected comma-separated numbers, e.g. 0,1e-4") from None
     res = run_validation(a.out, quick=a.quick, seeds=a.seeds, duration=a.duration, ccas=ccas, rates=rates,
-                         workers=a.workers)
+                         losses=losses, workers=a.workers)
     print(f"{res['cases']} cases: {100 * res['within_5pct']:.0f} % within +-5 %, "
           f"{100 * res['within_10pct']:.0f} % within +-10 % of ns-3; report: {a.out}/report.md")
     return 0

@@ -70,19 +70,22 @@ def scenario(case: Case) -> dict:
 
 
 def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[str] | None,
-           rates: list[str] | None = None) -> list[Case]:
+           rates: list[str] | None = None, losses: list[float] | None = None) -> list[Case]:
     for r in rates or []:
         if r not in RATES:
             raise ValueError(f"validate: rate {r!r} is not in the matrix; allowed: {', '.join(RATES)}")
     for c in ccas or []:
         if c not in NS3_ALGORITHMS:
             raise ValueError(f"validate: {c!r} has no ns-3 3.37 class; allowed: {', '.join(NS3_ALGORITHMS)}")
+    for x in losses or []:
+        if not 0.0 <= x < 0.5:
+            raise ValueError(f"validate: loss {x!r} is out of range; allowed: 0 <= loss < 0.5 per packet")
     if quick:
         ccas = ccas or ["newreno", "cubic", "highspeed"]
-        rates, losses, n, dur = rates or ["100Mbps"], [0.0, 1e-4], seeds or 2, duration or 10.0
+        rates, losses, n, dur = rates or ["100Mbps"], losses or [0.0, 1e-4], seeds or 2, duration or 10.0
     else:
         ccas = ccas or NS3_ALGORITHMS
-        rates, losses, n, dur = rates or list(RATES), LOSSES, seeds or 5, duration or 20.0
+        rates, losses, n, dur = rates or list(RATES), losses or LOSSES, seeds or 5, duration or 20.0
     return [Case(c, r, l, s, dur) for c in ccas for r in rates for l in losses for s in range(1, n + 1)]
 
 
@@ -133,13 +136,13 @@ def _execute(case: Case, side: str, out: str, runner: str) -> str:
 
 def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | None = None,
                    duration: float | None = None, ccas: list[str] | None = None, rates: list[str] | None = None,
-                   workers: int | None = None, progress: bool = True) -> dict:
+                   losses: list[float] | None = None, workers: int | None = None, progress: bool = True) -> dict:
     from .. import ns3
 
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     runner = str(ns3.build_runner())
-    cases = matrix(quick, seeds, duration, ccas, rates)
+    cases = matrix(quick, seeds, duration, ccas, rates, losses)
     todo = [(c, side) for c in cases for side in ("ns3", "mmcc")
             if not (out / "runs" / f"{c.key}-{side}.json").exists()]
     # ns-3 runs first: they are the long ones
@@ -175,9 +178,12 @@ def write_report(out: Path, cases: list[Case]) -> dict:
         gm = np.array([x["goodput_mbps"] for x in m])
         gn = np.array([x["goodput_mbps"] for x in n])
         diff = (gm.mean() - gn.mean()) / gn.mean() if gn.mean() > 0 else float("nan")
+        # standard error of the difference of the two means, relative to ns-3's mean
+        se = float(np.sqrt(gm.var(ddof=1) / len(gm) + gn.var(ddof=1) / len(gn)) / gn.mean()) if len(cs) > 1 and gn.mean() > 0 else float("nan")
         rows.append({"cca": cca, "rate": rate, "loss": loss, "seeds": len(cs),
                      "mmcc_mbps": gm.mean(), "mmcc_std": gm.std(), "ns3_mbps": gn.mean(), "ns3_std": gn.std(),
-                     "diff_pct": 100 * diff, "within_5pct": abs(diff) <= 0.05, "within_10pct": abs(diff) <= 0.10,
+                     "diff_pct": 100 * diff, "se_pct": 100 * se, "within_5pct": abs(diff) <= 0.05,
+                     "within_10pct": abs(diff) <= 0.10,
                      "mmcc_rtos": float(np.mean([x["rtos"] for x in m])),
                      "ns3_rtos": float(np.mean([x["rtos"] for x in n])),
                      "speed_ratio": sum(x["wall_s"] for x in n) / max(sum(x["wall_s"] for x in m), 1e-9)})
@@ -189,13 +195,16 @@ def write_report(out: Path, cases: list[Case]) -> dict:
     w.writerows(rows)
     atomic_write_bytes(out / "cases.csv", buf.getvalue().encode())
     lines = ["# mmcc (profile ns3) vs ns-3 3.37", "",
+             f"Each case: {cases[0].duration_s:g} s runs." if cases else "",
              f"{len(rows)} cases, {len(cases)} seeded runs per side. Within +-5 %: {100 * frac5:.0f} % of cases; "
              f"within +-10 %: {100 * frac10:.0f} %.", "",
-             "| cca | rate | loss | seeds | mmcc Mb/s (sd) | ns-3 Mb/s (sd) | diff % | +-5 % | RTOs mmcc / ns-3 | ns-3 / mmcc wall |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "diff: (mmcc - ns-3) / ns-3 of the mean goodput over seeds; se: the standard error of that difference "
+             "(seed-to-seed spread of both sides), so a difference within about 2 se is not resolved by the seeds.", "",
+             "| cca | rate | loss | seeds | mmcc Mb/s (sd) | ns-3 Mb/s (sd) | diff % | se % | +-5 % | RTOs mmcc / ns-3 | ns-3 / mmcc wall |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in sorted(rows, key=lambda r: (r["cca"], r["rate"], r["loss"])):
         lines.append(f"| {r['cca']} | {r['rate']} | {r['loss']:g} | {r['seeds']} | {r['mmcc_mbps']:.1f} ({r['mmcc_std']:.1f}) "
-                     f"| {r['ns3_mbps']:.1f} ({r['ns3_std']:.1f}) | {r['diff_pct']:+.1f} | {'yes' if r['within_5pct'] else 'no'} "
+                     f"| {r['ns3_mbps']:.1f} ({r['ns3_std']:.1f}) | {r['diff_pct']:+.1f} | {r['se_pct']:.1f} | {'yes' if r['within_5pct'] else 'no'} "
                      f"| {r['mmcc_rtos']:.1f} / {r['ns3_rtos']:.1f} | {r['speed_ratio']:.0f}x |")
     atomic_write_bytes(out / "report.md", ("\n".join(lines) + "\n").encode())
     _plot_overlays(out, groups)

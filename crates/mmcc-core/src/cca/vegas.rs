@@ -12,7 +12,10 @@
 //! Between round ends, slow start grows per ACK as usual and congestion avoidance holds.
 //! With 2 or fewer samples in a round, NewReno's growth applies. Loss: ssthresh =
 //! `max(min(ssthresh, cwnd - MSS), 2 MSS)` (ns-3 `TcpVegas::GetSsThresh`). Vegas runs only in
-//! the Open state (ns-3 `CongestionStateSet`).
+//! the Open state (ns-3 `CongestionStateSet`). In the `ns3` profile the target window is
+//! truncated to whole segments as ns-3's `uint32_t targetCwnd`, which rounds the queue
+//! estimate up (at 100 Mb/s and 22 ms ns-3 holds cwnd near 129 segments, two thirds of the BDP,
+//! because 22.2 ms / 22 ms already reads as 2 queued segments).
 
 use super::util::{reno_ca, set_cwnd_segments, slow_start, FracAcc, Round};
 use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, ParamSpec, Params};
@@ -49,7 +52,12 @@ impl Vegas {
     fn update(&self, cc: &mut CcState, rtt: Dur) {
         let base = self.base_rtt.unwrap_or(rtt).secs_f64();
         let w = (cc.cwnd / cc.mss) as f64; // whole segments, as ns-3
-        let target = w * base / rtt.secs_f64(); // expected-rate window
+        let mut target = w * base / rtt.secs_f64(); // expected-rate window
+        if cc.ns3() {
+            // ns-3 TcpVegas: targetCwnd is a uint32 (truncated), so diff = cwnd - target is
+            // rounded up to whole segments
+            target = target.floor();
+        }
         let diff = w - target; // segments queued
         let mss = cc.mss as f64;
         let vegas_ssthresh =
@@ -138,6 +146,21 @@ mod tests {
         let mut v = Vegas::new(2.0, 4.0, 1.0);
         v.base_rtt = Some(Dur::from_millis(base_ms));
         (v, state(1000, cwnd, 10))
+    }
+
+    #[test]
+    fn ns3_rounds_the_queue_estimate_up() {
+        // 129 segments, base 22 ms, round minimum 22.24 ms: 129 * 22/22.24 = 127.6 queued 1.4;
+        // ns-3 truncates the target to 127: 2 queued = alpha, so cwnd holds
+        let (v, mut cc) = vegas_at(129, 22);
+        cc.ssthresh = 10_000;
+        cc.profile = crate::cca::Profile::Ns3;
+        v.update(&mut cc, Dur::from_micros(22_240));
+        assert_eq!(cc.cwnd, 129_000);
+        let (v, mut cc) = vegas_at(129, 22);
+        cc.ssthresh = 10_000;
+        v.update(&mut cc, Dur::from_micros(22_240)); // Linux: 1.4 < alpha: grow
+        assert_eq!(cc.cwnd, 130_000);
     }
 
     #[test]

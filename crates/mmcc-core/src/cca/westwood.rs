@@ -8,6 +8,10 @@
 //! - Loss: `ssthresh = max(2 MSS, BWE * rtt_min)` (Mascolo eq. for "faster recovery"); on RTO
 //!   also cwnd = 1 segment (by the stack).
 //! - Window growth: NewReno.
+//!
+//! The `ns3` profile samples as ns-3's `TcpWestwood` with `WESTWOODPLUS` does
+//! ([`Westwood::ns3_on_ack`]): counted segments (duplicate ACKs count one each) over one
+//! smoothed RTT, and the filter starting from zero.
 
 use super::util::{reno_ca, slow_start_then_ca, FracAcc, RoundRate};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, ParamSpec, Params};
@@ -27,6 +31,9 @@ pub struct Westwood {
     last_sample: f64,
     rate: RoundRate,
     acc: FracAcc,
+    /// ns-3 sampling: segments counted since the period began, its start and length.
+    ns3_count: u64,
+    ns3_period: Option<(crate::time::Time, crate::time::Dur)>,
 }
 
 impl Westwood {
@@ -37,6 +44,29 @@ impl Westwood {
             last_sample: 0.0,
             rate: RoundRate::default(),
             acc: FracAcc::default(),
+            ns3_count: 0,
+            ns3_period: None,
+        }
+    }
+
+    /// ns-3 `TcpWestwood` (WESTWOODPLUS): every PktsAcked adds its segments (a duplicate ACK
+    /// counts one, and the cumulative ACK after recovery counts again what the duplicates
+    /// reported); the first ACK of a period schedules the sample one (smoothed) RTT later:
+    /// b = counted segments * MSS / that RTT. The Tustin filter starts from 0 (m_lastBW = 0).
+    fn ns3_on_ack(&mut self, cc: &CcState, ack: &AckEvent) {
+        let Some(rtt) = ack.rtt.filter(|r| r.0 > 0) else { return };
+        self.ns3_count += if ack.segments_acked > 0 { ack.segments_acked as u64 } else { 1 };
+        match self.ns3_period {
+            None => self.ns3_period = Some((cc.now, rtt)),
+            Some((t0, len)) if cc.now >= t0 + len => {
+                let sample = self.ns3_count as f64 * cc.mss as f64 / len.secs_f64();
+                // Tustin with ns-3's zero start: BWE = a BWE + (1 - a) (b + b_prev) / 2
+                self.bwe = self.alpha * self.bwe + (1.0 - self.alpha) * (sample + self.last_sample) / 2.0;
+                self.last_sample = sample;
+                self.ns3_count = 0;
+                self.ns3_period = None;
+            }
+            Some(_) => {}
         }
     }
     /// Bandwidth estimate in bytes per second.
@@ -60,6 +90,10 @@ impl CongestionControl for Westwood {
         "westwood"
     }
     fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        if cc.ns3() {
+            self.ns3_on_ack(cc, ack);
+            return;
+        }
         // b_k = data delivered (acknowledged or SACKed) in the round / its duration
         if let Some(sample) = self.rate.on_ack(cc, ack.rtt) {
             self.filter(sample);
@@ -91,6 +125,25 @@ mod tests {
         w.filter(2000.0);
         // 0.9 * 1000 + 0.1 * (2000 + 1000) / 2 = 1050
         assert!((w.bwe() - 1050.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn ns3_counts_duplicate_acks_and_samples_once_per_smoothed_rtt() {
+        let mut w = Westwood::new(0.9);
+        let mut cc = state(1000, 100, 10);
+        cc.profile = crate::cca::Profile::Ns3;
+        let rtt = Some(20);
+        // 10 ACKs of 2 segments and 5 duplicate ACKs (0 segments) within 20 ms
+        for i in 0..15u64 {
+            cc.now = crate::time::Time::from_millis(i);
+            let segs = if i < 10 { 2 } else { 0 };
+            w.on_ack(&mut cc, &super::super::testing::ack(segs, 1000, rtt));
+        }
+        assert_eq!(w.bwe(), 0.0, "no sample before one RTT");
+        cc.now = crate::time::Time::from_millis(20);
+        w.on_ack(&mut cc, &super::super::testing::ack(2, 1000, rtt));
+        // (20 + 5 + 2) segments * 1000 B / 20 ms = 1.35 MB/s; filter from 0: 0.05 * 1.35e6
+        assert!((w.bwe() - 0.05 * 1.35e6).abs() < 1e-6, "{}", w.bwe());
     }
 
     #[test]

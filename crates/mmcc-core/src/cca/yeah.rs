@@ -12,7 +12,9 @@
 //! The Reno mode and the loss window follow the profile's reference: ns-3 (`TcpYeah`) grows
 //! as `TcpNewReno::CongestionAvoidance` (once per ACK) and computes the reduction from the
 //! bytes in flight; Linux (`tcp_yeah.c`) grows per acknowledged segment (`tcp_cong_avoid_ai`)
-//! and reduces from cwnd.
+//! and reduces from cwnd. ns-3 3.37 computes `1 / m_phy` in integers (0), so its fast mode
+//! ends at the first sign of queueing delay; the `ns3` profile reproduces that, the `linux`
+//! profile uses phy = 8 as Linux and the paper.
 
 use super::util::{add_segments, reno_ca, slow_start, FracAcc, Round};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, Params};
@@ -120,7 +122,10 @@ impl Yeah {
         let rtt_s = rtt.secs_f64();
         let base_s = base.secs_f64();
         let queue = (w * (rtt_s - base_s) / rtt_s).floor(); // Q = cwnd (rtt - base) / rtt
-        if queue > ALPHA || rtt_s - base_s > base_s / PHY {
+        // ns-3 TcpYeah compares L with `1 / m_phy`, an integer division (uint32 m_phy = 8)
+        // that is 0: any queueing delay means slow mode there. The ns3 profile keeps that.
+        let l_max = if cc.ns3() { 0.0 } else { 1.0 / PHY };
+        if queue > ALPHA || (rtt_s - base_s) / base_s > l_max {
             if queue > ALPHA && w > self.reno_count {
                 // precautionary decongestion
                 let reduction = (queue / GAMMA).min((w / (1u64 << EPSILON) as f64).floor());
@@ -163,6 +168,19 @@ mod tests {
         assert_eq!(y.ssthresh(&cc), 280_000);
         y.doing_reno_now = RHO;
         assert_eq!(y.ssthresh(&cc), 200_000);
+    }
+
+    #[test]
+    fn ns3_leaves_fast_mode_at_any_queueing_delay() {
+        let mut y = Yeah::default();
+        let mut cc = state(1000, 100, 10);
+        cc.profile = crate::cca::Profile::Ns3;
+        y.round_end(&mut cc, Dur::from_micros(22_100), Dur::from_millis(22));
+        assert_eq!(y.doing_reno_now, 1, "ns-3: 1/phy is 0 in integers");
+        let mut y = Yeah::default();
+        cc.profile = crate::cca::Profile::Linux;
+        y.round_end(&mut cc, Dur::from_micros(22_100), Dur::from_millis(22));
+        assert_eq!(y.doing_reno_now, 0, "Linux: 0.1 ms over 22 ms is below 1/8");
     }
 
     #[test]

@@ -3,7 +3,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: setup run test test-rust test-python validate bench clean
+.PHONY: setup run test test-rust test-python validate ns3-deps bench clean
 
 # Create the virtualenv, install the Python dependencies and build the Rust extension (release).
 setup: $(VENV)/.deps
@@ -31,9 +31,16 @@ test-rust:
 test-python:
 	$(PY) -m pytest -q
 
-# Long validations (marked slow), separate from the default suite.
-validate: setup
+# Long validations (marked slow), separate from the default suite: the thesis ordering and a
+# quick cross-check against ns-3 3.37 (Debian's libns3-dev, installed here if missing).
+validate: setup ns3-deps
 	$(PY) -m pytest -q -m slow
+
+NS3_DEBS := libns3-dev libgsl-dev libsqlite3-dev pkg-config nlohmann-json3-dev g++
+ns3-deps:
+	@if pkg-config --exists ns3-internet 2>/dev/null && [ -f /usr/include/nlohmann/json.hpp ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(NS3_DEBS); \
+	else echo "ns-3 is not installed; as root: apt-get install $(NS3_DEBS) (the ns-3 check will be skipped)"; fi
 
 bench: setup
 	cargo bench -p mmcc-core --bench dumbbell

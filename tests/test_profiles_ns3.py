@@ -65,7 +65,7 @@ def test_validation_matrix_and_errors():
     full = validate_ns3.matrix(False, None, None, None)
     assert len(full) == 11 * 2 * 4 * 5
     quick = validate_ns3.matrix(True, None, None, None)
-    assert {c.rate for c in quick} == {"100Mbps"} and len(quick) == 3 * 2 * 2
+    assert {c.rate for c in quick} == {"100Mbps"} and len(quick) == 3 * 2 * 4
     with pytest.raises(ValueError, match="no ns-3 3.37 class"):
         validate_ns3.matrix(False, None, None, ["rttv"])
     with pytest.raises(ValueError, match="allowed: 100Mbps, 1Gbps"):
@@ -76,10 +76,11 @@ def test_validation_matrix_and_errors():
 @pytest.mark.skipif(shutil.which("pkg-config") is None or subprocess.run(
     ["pkg-config", "--exists", "ns3-internet"]).returncode != 0, reason="libns3-dev is not installed")
 def test_validate_ns3_quick_agrees(tmp_path):
-    """The --quick subset (NewReno, CUBIC, HighSpeed at 100 Mb/s, loss 0 and 1e-4, 2 seeds of
-    10 s) in both simulators: the mean goodput of every case within 10 %."""
+    """The --quick subset (NewReno, CUBIC, HighSpeed at 100 Mb/s, loss 0 and 1e-3, 4 seeds of
+    20 s) in both simulators: every case's mean goodput within 5 % of ns-3's, or, where the
+    seeds cannot resolve that, within three standard errors of the difference."""
     res = validate_ns3.run_validation(tmp_path, quick=True, progress=False)
     assert res["cases"] == 6
     for row in res["rows"]:
-        assert abs(row["diff_pct"]) <= 10, row
+        assert abs(row["diff_pct"]) <= max(5.0, 3 * row["se_pct"]), row
     assert (tmp_path / "report.md").is_file() and list((tmp_path / "cwnd").glob("*.png"))

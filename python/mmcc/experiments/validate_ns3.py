@@ -82,7 +82,8 @@ def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[st
             raise ValueError(f"validate: loss {x!r} is out of range; allowed: 0 <= loss < 0.5 per packet")
     if quick:
         ccas = ccas or ["newreno", "cubic", "highspeed"]
-        rates, losses, n, dur = rates or ["100Mbps"], losses or [0.0, 1e-4], seeds or 2, duration or 10.0
+        # lossless (deterministic) and 1e-3 (many loss events per run, so few seeds suffice)
+        rates, losses, n, dur = rates or ["100Mbps"], losses or [0.0, 1e-3], seeds or 4, duration or 20.0
     else:
         ccas = ccas or NS3_ALGORITHMS
         rates, losses, n, dur = rates or list(RATES), losses or LOSSES, seeds or 5, duration or 20.0

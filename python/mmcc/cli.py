@@ -28,6 +28,13 @@ def _kv(text: str) -> tuple[str, str]:
     return k.strip(), v.strip()
 
 
+def _parsed(pairs) -> dict:
+    """KEY=VALUE pairs of --set / --param with their values parsed (numbers, booleans, lists)."""
+    from .scenario import _parse_value
+
+    return {k: _parse_value(v) for k, v in pairs}
+
+
 def _scenario_args(p) -> None:
     """The scenario and its overrides, shared by the commands that take one scenario."""
     p.add_argument("scenario", help="preset name (see 'mmcc presets') or path to a scenario .toml file")
@@ -86,8 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(mean and spread over seeds, difference, +-5 %% band, cwnd overlays, speed).")
     v.add_argument("reference", choices=["ns3"], help="the reference simulator")
     v.add_argument("--quick", action="store_true", help="a small subset (a few minutes)")
-    v.add_argument("--seeds", type=int, help="seeds per case (default 5; --quick 2)")
-    v.add_argument("--duration", type=float, help="simulated seconds per run (default 20; --quick 10)")
+    v.add_argument("--seeds", type=int, help="seeds per case (default 5; --quick 4)")
+    v.add_argument("--duration", type=float, help="simulated seconds per run (default 20)")
     v.add_argument("--cca", help="comma-separated algorithms (default: the 11 ns-3 classes)")
     v.add_argument("--rate", help="comma-separated bottleneck rates (default: 100Mbps,1Gbps)")
     v.add_argument("--loss", help="comma-separated per-packet loss rates (default: 0,1e-5,1e-4,1e-3)")
@@ -144,7 +151,7 @@ def _cmd_run(a) -> int:
     from .scenario import ScenarioError, _parse_value, load
 
     sc = load(a.scenario)
-    sets = {k: _parse_value(v) for k, v in a.sets}
+    sets = _parsed(a.sets)
     if a.trace:
         sets["record.trace"] = True
     out = Path(a.out) if a.out else Path("out") / sc.name
@@ -161,10 +168,10 @@ def _cmd_run(a) -> int:
             raise ScenarioError(f"--cca-param {k}: expected a number, got {v!r}")
         params[k] = float(x)
     cca = _load_python_cca(a.cca) if a.cca and ".py:" in a.cca else a.cca
-    scenario_params = {k: _parse_value(v) for k, v in a.params}
+    scenario_params = _parsed(a.params)
     result = run(sc, cca=cca, cca_params=params or None, seed=a.seed, duration=a.duration, sets=sets,
                  params=scenario_params or None)
-    profiles = sorted({f.get("tcp", {}).get("profile", "linux") for f in result.scenario.config["flows"]})
+    profiles = sorted(set(result.flows.column("tcp_profile").to_pylist()))
     print(f"scenario {sc.name} ({sc.source}), seed {result.scenario.config['seed']}, "
           f"TCP profile {'/'.join(profiles)}, {result.scenario.config['duration'] / 1e9:g} s simulated in {result.wall_seconds:.2f} s wall "
           f"({result.events_processed:,} events)")
@@ -365,10 +372,10 @@ def _cmd_export_ns3(a) -> int:
     import json
 
     from . import ns3
-    from .scenario import _parse_value, load
+    from .scenario import load
 
-    sc = load(a.scenario).with_overrides({k: _parse_value(v) for k, v in a.sets}, cca=a.cca, seed=a.seed, duration=a.duration,
-                                         params={k: _parse_value(v) for k, v in a.params})
+    sc = load(a.scenario).with_overrides(_parsed(a.sets), cca=a.cca, seed=a.seed, duration=a.duration,
+                                         params=_parsed(a.params))
     text = json.dumps(ns3.export(sc.config), indent=1, sort_keys=True)
     if a.out:
         Path(a.out).write_text(text + "\n")

@@ -28,7 +28,7 @@ def export(config: dict) -> dict:
         raise ScenarioError("export-ns3: scenarios with a radio link have no ns-3 mapping in this runner; "
                             "export the run's capacity with `mmcc export-trace` and use a trace link")
     flows = []
-    for i, f in enumerate(config["flows"]):
+    for f in config["flows"]:
         tcp = json.loads(_core.resolve_tcp(json.dumps(f.get("tcp", {}))))
         flows.append({**f, "tcp": tcp})
     return {"format": "mmcc-ns3/1", **{k: v for k, v in config.items() if k != "flows"}, "flows": flows,

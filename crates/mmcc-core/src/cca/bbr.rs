@@ -239,7 +239,7 @@ impl Bbr {
             }
         }
         if expired && self.mode != Mode::ProbeRtt && self.rt_prop.is_some() {
-            self.save_cwnd(cc);
+            self.save_cwnd(cc.state, cc.cwnd);
             self.mode = Mode::ProbeRtt;
             self.pacing_gain = 1.0;
             self.cwnd_gain = 1.0;
@@ -294,11 +294,12 @@ impl Bbr {
 
     /// Linux `bbr_save_cwnd`: the window to restore after recovery or ProbeRTT, taken once at
     /// the start of the episode (later calls in it only raise it).
-    fn save_cwnd(&mut self, cc: &CcState) {
-        if cc.state < CaState::Recovery && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = cc.cwnd;
+    /// `state` is the congestion state before the episode, `cwnd` the window then.
+    fn save_cwnd(&mut self, state: CaState, cwnd: u64) {
+        if state < CaState::Recovery && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = cwnd;
         } else {
-            self.prior_cwnd = self.prior_cwnd.max(cc.cwnd);
+            self.prior_cwnd = self.prior_cwnd.max(cwnd);
         }
     }
 
@@ -363,10 +364,7 @@ impl CongestionControl for Bbr {
         if to >= CaState::Recovery && from < CaState::Recovery {
             // save the window to restore after the episode (Linux bbr_ssthresh -> bbr_save_cwnd,
             // with the state before the episode)
-            let mut before = cc.clone();
-            before.state = from;
-            before.cwnd = self.last_cwnd;
-            self.save_cwnd(&before);
+            self.save_cwnd(from, self.last_cwnd);
             if to == CaState::Recovery {
                 self.entering_recovery = true;
             } else {

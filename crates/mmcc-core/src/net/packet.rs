@@ -168,10 +168,11 @@ impl Packet {
         }
     }
 
-    /// A pure ACK with cumulative acknowledgement `ack` and up to three SACK blocks above it
-    /// (blocks that do not fit in 32-bit offsets above `ack` are left out).
-    pub fn new_ack(flow: FlowId, src: NodeId, dst: NodeId, ack: u64, rwnd: u64, blocks: &[Range], now: Time) -> Packet {
-        let mut p = Packet::data(flow, src, dst, ack, 0, now, false);
+    /// A pure ACK with cumulative acknowledgement `ack`, up to three SACK blocks above it
+    /// (blocks that do not fit in 32-bit offsets above `ack` are left out) and the echoed
+    /// timestamp `tsecr` (kept in `sent_at`).
+    pub fn new_ack(flow: FlowId, src: NodeId, dst: NodeId, ack: u64, rwnd: u64, blocks: &[Range], tsecr: Time) -> Packet {
+        let mut p = Packet::data(flow, src, dst, ack, 0, tsecr, false);
         p.kind = Kind::Ack;
         p.rwnd = rwnd.min(u32::MAX as u64) as u32;
         for b in blocks.iter().take(MAX_SACK_BLOCKS) {

@@ -301,9 +301,9 @@ impl TcpReceiver {
         // most recent segments (each range once).
         let n = if self.sack && !self.ooo.is_empty() { self.nrecent } else { 0 };
         let blocks = self.recent;
-        let mut pkt = Packet::new_ack(self.flow, self.node, self.peer, self.rcv_nxt, self.rcv_buf, &blocks[..n], ctx.now);
+        let mut pkt =
+            Packet::new_ack(self.flow, self.node, self.peer, self.rcv_nxt, self.rcv_buf, &blocks[..n], self.ts_recent);
         pkt.opt = self.opt_bytes;
-        pkt.sent_at = self.ts_recent; // TSecr
         self.last_ack_sent = self.rcv_nxt;
         ctx.rec.counters.acks_sent += 1;
         ctx.out.push(pkt);

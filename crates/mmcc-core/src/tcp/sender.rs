@@ -431,6 +431,12 @@ impl TcpSender {
         }
     }
 
+    /// RFC 6675 (A) / RFC 6582: the cumulative ACK covers the point where the current loss
+    /// episode (fast recovery or RTO) began.
+    fn episode_over(&self) -> bool {
+        self.recover.is_some_and(|r| self.sb.snd_una >= r)
+    }
+
     /// The congestion state machine (RFC 6675 section 5, RFC 6937, RFC 6582); returns whether
     /// this ACK may grow cwnd.
     fn run_state_machine(&mut self, ack: &AckInfo, ctx: &mut Ctx) -> bool {
@@ -450,7 +456,7 @@ impl TcpSender {
                 ack.advanced && (st == CaState::Open || self.cfg.profile == Profile::Linux)
             }
             CaState::Recovery => {
-                if self.recover.is_some_and(|r| self.sb.snd_una >= r) {
+                if self.episode_over() {
                     // RFC 6675 / RFC 6937: recovery ends; cwnd = ssthresh (ns-3 ExitRecovery,
                     // Linux tcp_end_cwnd_reduction), and the same ACK may grow it (both).
                     if !controls {
@@ -473,7 +479,7 @@ impl TcpSender {
                 }
             }
             CaState::Loss => {
-                if self.recover.is_some_and(|r| self.sb.snd_una >= r) {
+                if self.episode_over() {
                     self.dupacks = 0;
                     self.set_state(CaState::Open, ctx);
                 }
@@ -513,12 +519,6 @@ impl TcpSender {
         }
     }
 
-    /// ns-3 passes the bytes in flight to GetSsThresh after the ACK that triggers recovery
-    /// (TcpSocketBase::EnterRecovery); Linux algorithms read cwnd ([`CcState::loss_window`]).
-    fn congestion_event(&mut self, kind: CongestionKind, prior_cwnd: u64, bytes_in_flight: u64) -> CongestionEvent {
-        CongestionEvent { kind, prior_cwnd, bytes_in_flight }
-    }
-
     fn enter_recovery(&mut self, prior_in_flight: u64, delivered: u64, ctx: &mut Ctx) {
         ctx.rec.counters.fast_retransmits += 1;
         ctx.rec.event(ctx.now, "fast_retransmit", self.sb.snd_una as f64);
@@ -528,7 +528,7 @@ impl TcpSender {
         self.cc.bytes_in_flight = flight;
         self.recover = Some(self.sb.snd_nxt);
         self.dupacks = 0;
-        let ev = self.congestion_event(CongestionKind::FastRetransmit, prior_cwnd, flight);
+        let ev = CongestionEvent { kind: CongestionKind::FastRetransmit, prior_cwnd, bytes_in_flight: flight };
         if !self.cca.uses_fast_recovery() {
             // Tahoe: ssthresh from the algorithm, cwnd = 1 segment, slow start; the lost
             // segments are retransmitted in order as the window opens (Loss state).
@@ -587,7 +587,7 @@ impl TcpSender {
         }
         // RFC 5681: loss window of one segment, slow start.
         self.cc.cwnd = self.mss;
-        let ev = self.congestion_event(CongestionKind::Timeout, prior_cwnd, self.cc.bytes_in_flight);
+        let ev = CongestionEvent { kind: CongestionKind::Timeout, prior_cwnd, bytes_in_flight: self.cc.bytes_in_flight };
         self.cca.on_congestion_event(&mut self.cc, &ev);
         // RFC 6298 (5.5): back off.
         self.rtt.back_off();

@@ -84,3 +84,15 @@ def test_validate_ns3_quick_agrees(tmp_path):
     for row in res["rows"]:
         assert abs(row["diff_pct"]) <= max(5.0, 3 * row["se_pct"]), row
     assert (tmp_path / "report.md").is_file() and list((tmp_path / "cwnd").glob("*.png"))
+
+
+@pytest.mark.parametrize("key", ["initial_rto", "min_rto", "max_rto"])
+def test_zero_rto_is_a_clear_error(mmcc_cli, key):
+    r = mmcc_cli("run", "dumbbell", "--duration", "0.01s", "--set", f"tcp.{key}=0s", "--no-plot")
+    assert r.returncode == 2 and f"tcp.{key}" in r.stderr and "allowed: 1ms..1h" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_validate_bad_loss_is_a_clear_error(mmcc_cli):
+    r = mmcc_cli("validate", "ns3", "--loss", "abc")
+    assert r.returncode == 2 and "--loss 'abc'" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

@@ -27,13 +27,12 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -153,65 +152,72 @@ class BulkSender : public Application
                                      MakeNullCallback<void, Ptr<Socket>>());
         m_socket->SetSendCallback(MakeCallback(&BulkSender::Space, this));
         size_t f = m_flow;
-        m_socket->TraceConnectWithoutContext(
-            "CongestionWindow",
-            MakeBoundCallback(+[](size_t fl, uint32_t, uint32_t v) {
-                FlowStats& s = g_stats[fl];
-                size_t i = s.Index(Simulator::Now());
-                s.Grow(i);
-                s.cwnd[i] = v;
-            }, f));
-        m_socket->TraceConnectWithoutContext(
-            "SlowStartThreshold",
-            MakeBoundCallback(+[](size_t fl, uint32_t, uint32_t v) {
-                FlowStats& s = g_stats[fl];
-                size_t i = s.Index(Simulator::Now());
-                s.Grow(i);
-                s.ssthresh[i] = v;
-            }, f));
-        m_socket->TraceConnectWithoutContext(
-            "RTT",
-            MakeBoundCallback(+[](size_t fl, Time, Time v) {
-                FlowStats& s = g_stats[fl];
-                size_t i = s.Index(Simulator::Now());
-                s.Grow(i);
-                s.rttSum[i] += v.GetSeconds() * 1e3;
-                s.rttN[i] += 1;
-            }, f));
+        m_socket->TraceConnectWithoutContext("CongestionWindow",
+                                             MakeBoundCallback(
+                                                 +[](size_t fl, uint32_t, uint32_t v) {
+                                                     FlowStats& s = g_stats[fl];
+                                                     size_t i = s.Index(Simulator::Now());
+                                                     s.Grow(i);
+                                                     s.cwnd[i] = v;
+                                                 },
+                                                 f));
+        m_socket->TraceConnectWithoutContext("SlowStartThreshold",
+                                             MakeBoundCallback(
+                                                 +[](size_t fl, uint32_t, uint32_t v) {
+                                                     FlowStats& s = g_stats[fl];
+                                                     size_t i = s.Index(Simulator::Now());
+                                                     s.Grow(i);
+                                                     s.ssthresh[i] = v;
+                                                 },
+                                                 f));
+        m_socket->TraceConnectWithoutContext("RTT",
+                                             MakeBoundCallback(
+                                                 +[](size_t fl, Time, Time v) {
+                                                     FlowStats& s = g_stats[fl];
+                                                     size_t i = s.Index(Simulator::Now());
+                                                     s.Grow(i);
+                                                     s.rttSum[i] += v.GetSeconds() * 1e3;
+                                                     s.rttN[i] += 1;
+                                                 },
+                                                 f));
         m_socket->TraceConnectWithoutContext(
             "CongState",
-            MakeBoundCallback(+[](size_t fl, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v) {
-                FlowStats& s = g_stats[fl];
-                if (v == TcpSocketState::CA_RECOVERY)
-                {
-                    s.fastRetx++;
-                }
-                if (v == TcpSocketState::CA_LOSS)
-                {
-                    s.rtos++;
-                }
-            }, f));
+            MakeBoundCallback(
+                +[](size_t fl, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v) {
+                    FlowStats& s = g_stats[fl];
+                    if (v == TcpSocketState::CA_RECOVERY)
+                    {
+                        s.fastRetx++;
+                    }
+                    if (v == TcpSocketState::CA_LOSS)
+                    {
+                        s.rtos++;
+                    }
+                },
+                f));
         m_socket->TraceConnectWithoutContext(
             "Tx",
-            MakeBoundCallback(+[](size_t fl, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
-                FlowStats& s = g_stats[fl];
-                uint32_t len = p->GetSize();
-                if (len == 0)
-                {
-                    return;
-                }
-                s.txBytes += len;
-                uint32_t seq = h.GetSequenceNumber().GetValue();
-                if (s.anySent && seq < s.highSeq)
-                {
-                    s.retxBytes += len;
-                }
-                else
-                {
-                    s.highSeq = seq + len;
-                    s.anySent = true;
-                }
-            }, f));
+            MakeBoundCallback(
+                +[](size_t fl, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+                    FlowStats& s = g_stats[fl];
+                    uint32_t len = p->GetSize();
+                    if (len == 0)
+                    {
+                        return;
+                    }
+                    s.txBytes += len;
+                    uint32_t seq = h.GetSequenceNumber().GetValue();
+                    if (s.anySent && seq < s.highSeq)
+                    {
+                        s.retxBytes += len;
+                    }
+                    else
+                    {
+                        s.highSeq = seq + len;
+                        s.anySent = true;
+                    }
+                },
+                f));
     }
 
     void StopApplication() override
@@ -333,8 +339,11 @@ ConfigureDirection(const json& d,
         }
         // ns-3: the receive error model belongs on the receiving device.
         peer->SetAttribute("ReceiveErrorModel", PointerValue(em));
-        peer->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(+[](Ptr<const Packet>) { g_errorDrops++; }));
-        peer->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(+[](Ptr<const Packet>) { g_errorModelPackets++; }));
+        peer->TraceConnectWithoutContext("PhyRxDrop",
+                                         MakeCallback(+[](Ptr<const Packet>) { g_errorDrops++; }));
+        peer->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(+[](Ptr<const Packet>) {
+                                             g_errorModelPackets++;
+                                         }));
     }
     if (d.contains("rate_steps") && !d["rate_steps"].is_null())
     {
@@ -354,31 +363,40 @@ SetTcpDefaults(const json& tcp)
 {
     // ns-3 TcpSocket / TcpSocketBase attributes from the resolved settings (bytes, ns).
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(tcp.at("mss").get<uint32_t>()));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(tcp.at("initial_cwnd").get<uint32_t>()));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd",
+                       UintegerValue(tcp.at("initial_cwnd").get<uint32_t>()));
     if (tcp.contains("initial_ssthresh") && !tcp["initial_ssthresh"].is_null())
     {
         Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold",
                            UintegerValue(tcp["initial_ssthresh"].get<uint32_t>()));
     }
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(tcp.at("snd_buf").get<uint32_t>()));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(tcp.at("rcv_buf").get<uint32_t>()));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(tcp.at("delack_count").get<uint32_t>()));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize",
+                       UintegerValue(tcp.at("snd_buf").get<uint32_t>()));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize",
+                       UintegerValue(tcp.at("rcv_buf").get<uint32_t>()));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount",
+                       UintegerValue(tcp.at("delack_count").get<uint32_t>()));
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout",
                        TimeValue(NanoSeconds(tcp.at("delack_timeout").get<int64_t>())));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(NanoSeconds(tcp.at("min_rto").get<int64_t>())));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto",
+                       TimeValue(NanoSeconds(tcp.at("min_rto").get<int64_t>())));
     Config::SetDefault("ns3::TcpSocketBase::ClockGranularity",
                        TimeValue(NanoSeconds(tcp.at("clock_granularity").get<int64_t>())));
-    Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(tcp.at("dupthresh").get<uint32_t>()));
+    Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold",
+                       UintegerValue(tcp.at("dupthresh").get<uint32_t>()));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(tcp.at("sack").get<bool>()));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(tcp.value("timestamps", true)));
-    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(tcp.value("limited_transmit", true)));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp",
+                       BooleanValue(tcp.value("timestamps", true)));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit",
+                       BooleanValue(tcp.value("limited_transmit", true)));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(tcp.value("prr", true) ? TcpPrrRecovery::GetTypeId()
                                                           : TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(tcp.value("pacing", false)));
+    Config::SetDefault("ns3::TcpSocketState::EnablePacing",
+                       BooleanValue(tcp.value("pacing", false)));
 }
 
 } // namespace
@@ -431,7 +449,8 @@ main(int argc, char* argv[])
     {
         if (flows[i].at("tcp") != tcp0)
         {
-            Fail("flows[" + std::to_string(i) + "].tcp differs from flows[0].tcp; the runner maps one TCP configuration");
+            Fail("flows[" + std::to_string(i) +
+                 "].tcp differs from flows[0].tcp; the runner maps one TCP configuration");
         }
     }
     SetTcpDefaults(tcp0);
@@ -498,8 +517,11 @@ main(int argc, char* argv[])
         uint32_t dst = f.at("dst").get<uint32_t>();
         uint16_t port = static_cast<uint16_t>(5000 + i);
         Time start = NanoSeconds(f.value("start", int64_t(0)));
-        Time stop = f.contains("stop") && !f["stop"].is_null() ? NanoSeconds(f["stop"].get<int64_t>()) : duration;
-        PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+        Time stop = f.contains("stop") && !f["stop"].is_null()
+                        ? NanoSeconds(f["stop"].get<int64_t>())
+                        : duration;
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), port));
         ApplicationContainer sinkApp = sink.Install(nodes.Get(dst));
         sinkApp.Start(Seconds(0));
         sinkApp.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnRx, i));
@@ -507,18 +529,22 @@ main(int argc, char* argv[])
         std::string appType = app.value("type", "bulk");
         if (appType != "bulk")
         {
-            Fail("flows[" + std::to_string(i) + "].app: only bulk applications are mapped, got '" + appType + "'");
+            Fail("flows[" + std::to_string(i) + "].app: only bulk applications are mapped, got '" +
+                 appType + "'");
         }
-        uint64_t budget = app.contains("bytes") && !app["bytes"].is_null() ? app["bytes"].get<uint64_t>() : 0;
+        uint64_t budget =
+            app.contains("bytes") && !app["bytes"].is_null() ? app["bytes"].get<uint64_t>() : 0;
         std::string cca = f.at("cca").get<std::string>();
         TypeId tid;
         if (!TypeId::LookupByNameFailSafe(Ns3TypeName(cca), &tid))
         {
-            Fail("flows[" + std::to_string(i) + "].cca: ns-3 class " + Ns3TypeName(cca) + " is not built in");
+            Fail("flows[" + std::to_string(i) + "].cca: ns-3 class " + Ns3TypeName(cca) +
+                 " is not built in");
         }
         if (cca == "westwood")
         {
-            Config::SetDefault("ns3::TcpWestwood::ProtocolType", EnumValue(TcpWestwood::WESTWOODPLUS));
+            Config::SetDefault("ns3::TcpWestwood::ProtocolType",
+                               EnumValue(TcpWestwood::WESTWOODPLUS));
         }
         Ptr<BulkSender> sender = CreateObject<BulkSender>();
         sender->Setup(InetSocketAddress(nodeAddr[dst], port), tid, budget, i);
@@ -533,22 +559,26 @@ main(int argc, char* argv[])
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     std::ofstream fo(outDir + "/flows.csv");
-    fo << "flow_id,cca,start_s,stop_s,delivered_bytes,goodput_mbps,tx_bytes,retx_bytes,fast_retransmits,rtos,wall_s,"
+    fo << "flow_id,cca,start_s,stop_s,delivered_bytes,goodput_mbps,tx_bytes,retx_bytes,fast_"
+          "retransmits,rtos,wall_s,"
           "error_drops,error_model_packets\n";
     std::ofstream so(outDir + "/series.csv");
     so << "flow_id,t_s,throughput_mbps,cwnd_bytes,ssthresh_bytes,rtt_ms\n";
-    size_t nbins = static_cast<size_t>((duration.GetNanoSeconds() + bin.GetNanoSeconds() - 1) / bin.GetNanoSeconds());
+    size_t nbins = static_cast<size_t>((duration.GetNanoSeconds() + bin.GetNanoSeconds() - 1) /
+                                       bin.GetNanoSeconds());
     for (size_t i = 0; i < flows.size(); i++)
     {
         const json& f = flows[i];
         FlowStats& s = g_stats[i];
         s.Grow(nbins);
         double start = f.value("start", int64_t(0)) * 1e-9;
-        double stop = f.contains("stop") && !f["stop"].is_null() ? f["stop"].get<int64_t>() * 1e-9 : duration.GetSeconds();
+        double stop = f.contains("stop") && !f["stop"].is_null() ? f["stop"].get<int64_t>() * 1e-9
+                                                                 : duration.GetSeconds();
         double gp = stop > start ? s.totalRx * 8.0 / (stop - start) / 1e6 : 0.0;
-        fo << i << "," << f.at("cca").get<std::string>() << "," << start << "," << stop << "," << s.totalRx << ","
-           << gp << "," << s.txBytes << "," << s.retxBytes << "," << s.fastRetx << "," << s.rtos << "," << wall
-           << "," << g_errorDrops << "," << g_errorModelPackets << "\n";
+        fo << i << "," << f.at("cca").get<std::string>() << "," << start << "," << stop << ","
+           << s.totalRx << "," << gp << "," << s.txBytes << "," << s.retxBytes << "," << s.fastRetx
+           << "," << s.rtos << "," << wall << "," << g_errorDrops << "," << g_errorModelPackets
+           << "\n";
         double cw = std::nan("");
         double ss = std::nan("");
         for (size_t b = 0; b < nbins; b++)
@@ -563,7 +593,8 @@ main(int argc, char* argv[])
             }
             double thr = s.rxBytes[b] * 8.0 / bin.GetSeconds() / 1e6;
             double rtt = s.rttN[b] > 0 ? s.rttSum[b] / s.rttN[b] : std::nan("");
-            so << i << "," << b * bin.GetSeconds() << "," << thr << "," << cw << "," << ss << "," << rtt << "\n";
+            so << i << "," << b * bin.GetSeconds() << "," << thr << "," << cw << "," << ss << ","
+               << rtt << "\n";
         }
     }
     Simulator::Destroy();

@@ -3,11 +3,13 @@
 `mmcc export-ns3 SCENARIO` writes the scenario as the runner reads it (format "mmcc-ns3/1"): the
 normalized configuration (every quantity in ns, bytes, bit/s) with each flow's TCP settings
 resolved from its profile, so both simulators run with the same values. The runner
-(`ns3/examples/mmcc-ns3-runner.cc`) is built against Debian's libns3-dev with pkg-config.
+(`ns3/examples/mmcc-ns3-runner.cc`), linked with this project's ns-3 congestion controls
+(`ns3/model/`), is built against Debian's libns3-dev with pkg-config by `ns3/Makefile`.
 """
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,7 +18,7 @@ from . import _core
 from .scenario import ScenarioError
 
 ROOT = Path(__file__).resolve().parents[2]
-RUNNER_SRC = ROOT / "ns3" / "examples" / "mmcc-ns3-runner.cc"
+NS3_DIR = ROOT / "ns3"
 NS3_MODULES = ["ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point", "ns3-applications",
                "ns3-traffic-control"]
 APT_HINT = "apt-get install libns3-dev libgsl-dev libsqlite3-dev pkg-config nlohmann-json3-dev"
@@ -36,23 +38,26 @@ def export(config: dict) -> dict:
 
 
 def build_runner(build_dir: Path | None = None) -> Path:
-    """Compile the runner (once per source change); a clear error when ns-3 is missing."""
-    build_dir = build_dir or ROOT / "target" / "ns3"
-    exe = build_dir / "mmcc-ns3-runner"
-    if exe.exists() and exe.stat().st_mtime >= RUNNER_SRC.stat().st_mtime:
-        return exe
+    """Build the module (ns3/model), the runner and the test program with `make -C ns3` (make
+    rebuilds what changed); a clear error when ns-3 is missing. Returns the runner's path."""
+    build_dir = (build_dir or ROOT / "target" / "ns3").resolve()
     if shutil.which("pkg-config") is None:
         raise RuntimeError(f"pkg-config is not installed; install ns-3 with: {APT_HINT}")
-    probe = subprocess.run(["pkg-config", "--cflags", "--libs", *NS3_MODULES], capture_output=True, text=True)
+    probe = subprocess.run(["pkg-config", "--exists", *NS3_MODULES], capture_output=True, text=True)
     if probe.returncode != 0:
         raise RuntimeError(f"ns-3 development files not found (pkg-config {NS3_MODULES[0]}); install with: {APT_HINT}")
     if not Path("/usr/include/nlohmann/json.hpp").exists():
         raise RuntimeError(f"nlohmann/json.hpp not found; install with: {APT_HINT}")
-    build_dir.mkdir(parents=True, exist_ok=True)
-    tmp = exe.with_suffix(".tmp")
-    cmd = ["g++", "-std=c++17", "-O2", "-o", str(tmp), str(RUNNER_SRC), *probe.stdout.split()]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    if shutil.which("make") is None or shutil.which("g++") is None:
+        raise RuntimeError(f"make and g++ are needed to build the ns-3 module; install with: {APT_HINT} make")
+    jobs = str(max(1, os.cpu_count() or 1))
+    r = subprocess.run(["make", "-C", str(NS3_DIR), f"BUILD={build_dir}", f"-j{jobs}"], capture_output=True, text=True)
     if r.returncode != 0:
-        raise RuntimeError(f"building the ns-3 runner failed:\n{r.stderr[-2000:]}")
-    tmp.replace(exe)
-    return exe
+        raise RuntimeError(f"building the ns-3 module failed:\n{(r.stderr or r.stdout)[-2000:]}")
+    return build_dir / "mmcc-ns3-runner"
+
+
+def run_unit_tests(build_dir: Path | None = None) -> subprocess.CompletedProcess:
+    """Build, then run the module's ns-3 test suite (mmcc-tcp)."""
+    runner = build_runner(build_dir)
+    return subprocess.run([str(runner.parent / "mmcc-ns3-tests")], capture_output=True, text=True)

@@ -32,6 +32,8 @@ from ..results import atomic_write_bytes
 #: ns-3 3.37 ships these classes; each is compared with the mmcc algorithm of the same name.
 NS3_ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr", "vegas", "scalable", "bic", "htcp", "hybla",
                   "westwood", "yeah"]
+#: The mmWave algorithms of the publications, ported to ns-3 in ns3/model/ (the port vs the Rust).
+PORTED = ["rttv", "msscca", "mrvhs", "fbtcp", "dtcp", "mmstcp"]
 RATES = {"100Mbps": 100_000_000, "1Gbps": 1_000_000_000}
 LOSSES = [0.0, 1e-5, 1e-4, 1e-3]
 BAND = 0.05  # the +-5 % agreement band of the fidelity issue
@@ -75,8 +77,8 @@ def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[st
         if r not in RATES:
             raise ValueError(f"validate: rate {r!r} is not in the matrix; allowed: {', '.join(RATES)}")
     for c in ccas or []:
-        if c not in NS3_ALGORITHMS:
-            raise ValueError(f"validate: {c!r} has no ns-3 3.37 class; allowed: {', '.join(NS3_ALGORITHMS)}")
+        if c not in NS3_ALGORITHMS + PORTED:
+            raise ValueError(f"validate: {c!r} has no ns-3 class; allowed: {', '.join(NS3_ALGORITHMS + PORTED)}")
     for x in losses or []:
         if not 0.0 <= x < 0.5:
             raise ValueError(f"validate: loss {x!r} is out of range; allowed: 0 <= loss < 0.5 per packet")
@@ -85,7 +87,7 @@ def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[st
         # lossless (deterministic) and 1e-3 (many loss events per run, so few seeds suffice)
         rates, losses, n, dur = rates or ["100Mbps"], losses or [0.0, 1e-3], seeds or 4, duration or 20.0
     else:
-        ccas = ccas or NS3_ALGORITHMS
+        ccas = ccas or NS3_ALGORITHMS + PORTED
         rates, losses, n, dur = rates or list(RATES), losses or LOSSES, seeds or 5, duration or 20.0
     return [Case(c, r, l, s, dur) for c in ccas for r in rates for l in losses for s in range(1, n + 1)]
 

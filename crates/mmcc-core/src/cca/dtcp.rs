@@ -3,7 +3,8 @@
 //!
 //! Per update epoch (one RTT, a Vegas-style round):
 //! - bandwidth sample `B_i = d_i / (t_i - t_{i-1})` (bytes acknowledged in the epoch over its
-//!   duration) (paper eq. 5);
+//!   duration) (paper eq. 5); `d_i` is the cumulative ACK's advance, which the paper's "bytes
+//!   acknowledged" says literally and an ns-3 class or Linux module can compute alike;
 //! - Tustin-style filter, kappa = 0.9: `B_I = 0.9 B_{I,prev} + 0.1 B_i` (eq. 6);
 //! - cross-layer normalisation `norm = (B_i - B_I) + (SINR_i - SINR_avg)`, `BW_E = B_I + g norm`,
 //!   g = 0.5 (eq. 8-9). Bandwidths enter in Mb/s and SINR in dB (the paper adds the two terms
@@ -98,8 +99,8 @@ impl CongestionControl for Dtcp {
         cc.cwnd = 2 * cc.initial_cwnd; // initial window 2 IW
     }
     fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        // eq. 5: data delivered (acknowledged or SACKed) in the epoch / its duration, in Mb/s
-        if let Some(bytes_per_s) = self.rate.on_ack(cc, ack.rtt) {
+        // eq. 5: bytes acknowledged in the epoch / its duration, in Mb/s
+        if let Some(bytes_per_s) = self.rate.on_ack(cc, ack.rtt, cc.snd_una).and_then(|r| r.rate) {
             self.epoch(bytes_per_s * 8.0 / 1e6, cc.sinr_db, cc.cwnd_segments());
         }
     }

@@ -7,7 +7,11 @@
 //! - `r = rtt_base / rtt_min_round` (connection minimum over the round's minimum),
 //!   `diff = cwnd - floor(cwnd r)` segments, `q = r` (the public code's second indicator is the
 //!   same ratio);
-//! - cap `W* = running max of 1.05 delivery_rate rtt_base / MSS` segments;
+//! - cap `W* = running max of 1.05 delivery_rate rtt_base / MSS` segments, taken at each round's
+//!   end. The authors' code is fed the throughput from outside the class (`setThreshold`, from
+//!   their script); here the delivery rate is the round's acknowledgement rate (bytes
+//!   cumulatively acknowledged in the round over its duration), which the ns-3 port
+//!   (`ns3/model/tcp-fbtcp.cc`) computes identically;
 //! - convergence (cwnd <= W*) and divergence (cwnd > W*) tables below, where "then" means the
 //!   same band in consecutive rounds;
 //! - after each per-RTT update `ssthresh = max(ssthresh, 0.75 cwnd)`.
@@ -15,9 +19,8 @@
 //! Slow start doubles cwnd per RTT below 900 segments (initial ssthresh 900 segments). Loss:
 //! `ssthresh = max(min(ssthresh, cwnd - 1), 2)`.
 
-use super::util::{reno_ca, set_cwnd_segments, slow_start, FracAcc, Round};
+use super::util::{reno_ca, set_cwnd_segments, slow_start, FracAcc, RoundRate};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
-use super::RateSample;
 use crate::time::Dur;
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -44,12 +47,11 @@ enum Band {
 #[derive(Default)]
 pub struct FbTcp {
     base_rtt: Option<Dur>,
-    round: Round,
+    round: RoundRate,
     w_star: f64,
     band: Option<(Band, bool)>,
     streak: u32,
     acc: FracAcc,
-    initialised: bool,
 }
 
 impl FbTcp {
@@ -134,37 +136,28 @@ impl CongestionControl for FbTcp {
     }
     fn init(&mut self, cc: &mut CcState) {
         cc.ssthresh = cc.ssthresh.min(SS_LIMIT_SEGMENTS * cc.mss);
-        self.initialised = true;
     }
     fn on_ack(&mut self, _cc: &mut CcState, ack: &AckEvent) {
         if let Some(r) = ack.rtt {
             self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
         }
     }
-    fn on_rate_sample(&mut self, cc: &mut CcState, rs: &RateSample) {
-        if let (true, Some(base)) = (rs.valid, self.base_rtt) {
-            // W* = running max of 1.05 delivery_rate rtt_base / MSS
-            let bdp = 1.05 * rs.delivery_rate().as_bps() as f64 / 8.0 * base.secs_f64() / cc.mss as f64;
-            self.w_star = self.w_star.max(bdp);
-        }
-    }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let round_end = self.round.on_ack(cc, ack.rtt);
+        let closed = self.round.on_ack(cc, ack.rtt, cc.snd_una);
+        if let (Some(rate), Some(base)) = (closed.and_then(|c| c.rate), self.base_rtt) {
+            // W* = running max of 1.05 delivery_rate rtt_base / MSS
+            self.w_star = self.w_star.max(1.05 * rate * base.secs_f64() / cc.mss as f64);
+        }
         if cc.in_slow_start() {
             slow_start(cc, ack.segments_acked);
-            if round_end {
-                self.round.restart(cc);
+            return;
+        }
+        // once per round: the crisp tables with more than 2 RTT samples, else NewReno
+        if let Some(c) = closed {
+            match (c.min_rtt, self.base_rtt) {
+                (Some(m), Some(b)) if c.samples > 2 && m.0 > 0 => self.update(cc, b.0 as f64 / m.0 as f64),
+                _ => reno_ca(&mut self.acc, cc),
             }
-            return;
-        }
-        if !round_end {
-            return;
-        }
-        let (samples, min_rtt) = (self.round.samples, self.round.min_rtt);
-        self.round.restart(cc);
-        match (min_rtt, self.base_rtt) {
-            (Some(m), Some(b)) if samples > 2 && m.0 > 0 => self.update(cc, b.secs_f64() / m.secs_f64()),
-            _ => reno_ca(&mut self.acc, cc),
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
@@ -175,7 +168,7 @@ impl CongestionControl for FbTcp {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::state;
+    use super::super::testing::{ack, state};
     use super::*;
 
     fn fb(w_star: f64) -> FbTcp {
@@ -203,6 +196,24 @@ mod tests {
         assert_eq!(cc.cwnd, 925_000);
         f.update(&mut cc, 0.01); // [0, 0.05): *0.4
         assert_eq!(cc.cwnd, 370_000);
+    }
+
+    #[test]
+    fn cap_is_the_rounds_ack_rate_times_base_rtt() {
+        use crate::time::Time;
+        let mut f = FbTcp::default();
+        let mut cc = state(1000, 100, 1_000_000);
+        cc.snd_nxt = 100_000;
+        f.on_ack(&mut cc, &ack(1, 1000, Some(20)));
+        f.increase_window(&mut cc, &ack(1, 1000, Some(20))); // the round starts: una 0, end 100000
+        assert_eq!(f.w_star, 0.0);
+        // 20 ms later the ACK passes the round's end: 100,000 bytes acknowledged in 20 ms = 5 MB/s
+        cc.now = Time::ZERO + Dur::from_millis(20);
+        cc.snd_una = 100_000 + 1000;
+        cc.snd_nxt = 200_000;
+        f.increase_window(&mut cc, &ack(1, 1000, Some(20)));
+        // W* = 1.05 * 101,000 B / 0.02 s * 0.02 s / 1000 B = 106.05 segments
+        assert!((f.w_star - 106.05).abs() < 1e-9, "{}", f.w_star);
     }
 
     #[test]

@@ -110,7 +110,9 @@ pub struct CcState {
     /// RFC 6675 pipe before this event, in bytes.
     pub bytes_in_flight: u64,
     pub state: CaState,
-    /// Latest RTT sample, smoothed RTT, connection minimum and maximum.
+    /// Latest RTT sample, smoothed RTT, connection minimum and maximum. In the `ns3` profile
+    /// latest, minimum and maximum are taken over the smoothed estimate, as an ns-3 class sees
+    /// RTTs (`PktsAcked` gets `m_lastRtt`, the estimate).
     pub latest_rtt: Option<Dur>,
     pub srtt: Option<Dur>,
     pub min_rtt: Option<Dur>,

@@ -99,27 +99,48 @@ pub fn per_rtt_increment(acc: &mut FracAcc, cc: &mut CcState, increment: Option<
     }
 }
 
-/// Per-round delivery rate: data delivered (acknowledged or SACKed) over the round's duration.
+/// A closed per-RTT round (see [`RoundRate`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ClosedRound {
+    /// The counter's advance over the round's duration, bytes per second (None for a round of
+    /// zero duration).
+    pub rate: Option<f64>,
+    /// Smallest RTT and number of RTT samples in the round.
+    pub min_rtt: Option<Dur>,
+    pub samples: u32,
+}
+
+/// Per-round rate of a byte counter the caller chooses: `cc.snd_una` (bytes cumulatively
+/// acknowledged, what an ns-3 class (`m_lastAckedSeq`) and a Linux module (`snd_una`) see
+/// alike) or `cc.delivered` (acknowledged or SACKed), over a [`Round`].
 #[derive(Clone, Debug, Default)]
 pub struct RoundRate {
-    pub round: Round,
+    round: Round,
     start: Option<crate::time::Time>,
-    delivered_at_start: u64,
+    at_start: u64,
 }
 
 impl RoundRate {
-    /// Feed an ACK; at the end of a round returns its delivery rate in bytes per second.
-    pub fn on_ack(&mut self, cc: &CcState, rtt: Option<Dur>) -> Option<f64> {
-        let start = *self.start.get_or_insert(cc.now);
+    /// Feed an ACK with the counter's value; at the end of a round returns the round, then
+    /// starts the next one.
+    pub fn on_ack(&mut self, cc: &CcState, rtt: Option<Dur>, counter: u64) -> Option<ClosedRound> {
+        if self.start.is_none() {
+            self.start = Some(cc.now);
+            self.at_start = counter;
+        }
         if !self.round.on_ack(cc, rtt) {
             return None;
         }
-        let dt = (cc.now - start).secs_f64();
-        let rate = (dt > 0.0).then(|| (cc.delivered - self.delivered_at_start) as f64 / dt);
+        let dt = (cc.now - self.start.unwrap_or(cc.now)).secs_f64();
+        let closed = ClosedRound {
+            rate: (dt > 0.0).then(|| counter.saturating_sub(self.at_start) as f64 / dt),
+            min_rtt: self.round.min_rtt,
+            samples: self.round.samples,
+        };
         self.round.restart(cc);
         self.start = Some(cc.now);
-        self.delivered_at_start = cc.delivered;
-        rate
+        self.at_start = counter;
+        Some(closed)
     }
 }
 

@@ -95,7 +95,7 @@ impl CongestionControl for Westwood {
             return;
         }
         // b_k = data delivered (acknowledged or SACKed) in the round / its duration
-        if let Some(sample) = self.rate.on_ack(cc, ack.rtt) {
+        if let Some(sample) = self.rate.on_ack(cc, ack.rtt, cc.delivered).and_then(|r| r.rate) {
             self.filter(sample);
         }
     }

@@ -18,6 +18,8 @@ pub struct RttEstimator {
     samples: u64,
     /// Smallest smoothed RTT so far (ns-3's `m_minRtt`, which takes the estimate, not samples).
     min_srtt: Option<Dur>,
+    /// Largest smoothed RTT so far (the largest `rtt` an ns-3 class sees in `PktsAcked`).
+    max_srtt: Option<Dur>,
 }
 
 impl RttEstimator {
@@ -35,6 +37,7 @@ impl RttEstimator {
             granularity,
             samples: 0,
             min_srtt: None,
+            max_srtt: None,
         }
     }
 
@@ -59,6 +62,7 @@ impl RttEstimator {
             }
         }
         self.min_srtt = self.srtt.map(|s| self.min_srtt.map_or(s, |m| m.min(s)));
+        self.max_srtt = self.srtt.map(|s| self.max_srtt.map_or(s, |m| m.max(s)));
         // Karn: a valid sample after a back-off restores the computed RTO.
         self.backoff = 0;
     }
@@ -108,6 +112,9 @@ impl RttEstimator {
     }
     pub fn min_srtt(&self) -> Option<Dur> {
         self.min_srtt
+    }
+    pub fn max_srtt(&self) -> Option<Dur> {
+        self.max_srtt
     }
     pub fn samples(&self) -> u64 {
         self.samples

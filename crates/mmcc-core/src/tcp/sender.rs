@@ -293,14 +293,16 @@ impl TcpSender {
 
     fn sync_rtt(&mut self) {
         self.cc.srtt = self.rtt.srtt();
-        self.cc.max_rtt = self.rtt.max();
         if self.cfg.profile == Profile::Ns3 {
-            // ns-3: m_lastRtt is the estimate and m_minRtt the smallest estimate
+            // ns-3: m_lastRtt is the estimate and m_minRtt the smallest estimate; a class that
+            // tracks a maximum can only take it over the estimates PktsAcked passes.
             self.cc.latest_rtt = self.rtt.srtt();
             self.cc.min_rtt = self.rtt.min_srtt();
+            self.cc.max_rtt = self.rtt.max_srtt();
         } else {
             self.cc.latest_rtt = self.rtt.latest();
             self.cc.min_rtt = self.rtt.min();
+            self.cc.max_rtt = self.rtt.max();
         }
     }
 

@@ -3,7 +3,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: setup run test test-rust test-python validate ns3-deps bench clean
+.PHONY: setup run test test-rust test-ns3 test-python validate ns3-deps bench clean
 
 # Create the virtualenv, install the Python dependencies and build the Rust extension (release).
 setup: $(VENV)/.deps
@@ -20,8 +20,9 @@ $(VENV)/.deps: pyproject.toml
 run: setup
 	$(VENV)/bin/mmcc reproduce thesis --quick --out out/thesis
 
-# Rust unit + system tests, then the Python tests (fast suite; see `validate` for the long one).
-test: setup test-rust test-python
+# Rust unit + system tests, the ns-3 module's unit tests, then the Python tests (fast suite, with a
+# short cross-check against ns-3; see `validate` for the long ones).
+test: setup test-rust test-ns3 test-python
 
 # clippy enforces the engine's determinism rules (clippy.toml: no wall clock, no HashMap).
 test-rust:
@@ -36,10 +37,18 @@ test-python:
 validate: setup ns3-deps
 	$(PY) -m pytest -q -m slow
 
+# The ns-3 module (ns3/): build it against libns3-dev (installed here if missing and root) and run
+# its ns-3 test suite; skipped with a message when ns-3 cannot be installed.
+test-ns3: ns3-deps
+	@if pkg-config --exists ns3-internet 2>/dev/null; then \
+		$(MAKE) --no-print-directory -C ns3 -j$$(nproc) && target/ns3/mmcc-ns3-tests; \
+	else echo "ns-3 is not installed: the ns-3 module tests are skipped"; fi
+
 NS3_DEBS := libns3-dev libgsl-dev libsqlite3-dev pkg-config nlohmann-json3-dev g++
 ns3-deps:
 	@if pkg-config --exists ns3-internet 2>/dev/null && [ -f /usr/include/nlohmann/json.hpp ]; then :; \
-	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(NS3_DEBS); \
+	elif [ "$$(id -u)" = 0 ]; then { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(NS3_DEBS); } \
+		|| echo "could not install ns-3 ($(NS3_DEBS)): the ns-3 checks will be skipped"; \
 	else echo "ns-3 is not installed; as root: apt-get install $(NS3_DEBS) (the ns-3 check will be skipped)"; fi
 
 bench: setup

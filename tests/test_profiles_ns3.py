@@ -62,12 +62,12 @@ def test_export_ns3_refuses_radio_scenarios(mmcc_cli):
 
 
 def test_validation_matrix_and_errors():
-    full = validate_ns3.matrix(False, None, None, None)
-    assert len(full) == 11 * 2 * 4 * 5
+    full = validate_ns3.matrix(False, None, None, None, ["100Mbps", "1Gbps"])
+    assert len(full) == 17 * 2 * 4 * 5
     quick = validate_ns3.matrix(True, None, None, None)
     assert {c.rate for c in quick} == {"100Mbps"} and len(quick) == 3 * 2 * 4
-    with pytest.raises(ValueError, match="no ns-3 3.37 class"):
-        validate_ns3.matrix(False, None, None, ["rttv"])
+    with pytest.raises(ValueError, match="has no ns-3 class"):
+        validate_ns3.matrix(False, None, None, ["tahoe"])
     with pytest.raises(ValueError, match="allowed: 100Mbps, 1Gbps"):
         validate_ns3.matrix(False, None, None, None, ["10Gbps"])
 

@@ -95,8 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--quick", action="store_true", help="a small subset (a few minutes)")
     v.add_argument("--seeds", type=int, help="seeds per case (default 5; --quick 4)")
     v.add_argument("--duration", type=float, help="simulated seconds per run (default 20)")
-    v.add_argument("--cca", help="comma-separated algorithms (default: the 11 ns-3 classes)")
-    v.add_argument("--rate", help="comma-separated bottleneck rates (default: 100Mbps,1Gbps)")
+    v.add_argument("--cca", help="comma-separated algorithms (default: the 11 ns-3 classes and the 6 ported "
+                                 "mmWave algorithms)")
+    v.add_argument("--rate", help="comma-separated bottlenecks: 100Mbps, 1Gbps, steps, square, trace, 2flows "
+                                  "(default: all; the last four run without random loss)")
     v.add_argument("--loss", help="comma-separated per-packet loss rates (default: 0,1e-5,1e-4,1e-3)")
     v.add_argument("--workers", type=int, help="parallel runs (default: all cores)")
     v.add_argument("--out", default="out/validate-ns3", help="output folder (resumable)")

@@ -201,11 +201,59 @@ def _outage(ctx, v, path):
     return {"start": t["start"], "end": t["end"]}
 
 
+def _rate_step(ctx, v, path):
+    t = _table(ctx, v, path, {"t": TIME, "rate": RATE}, required=("t", "rate"))
+    if t["rate"] <= 0:
+        ctx.fail(f"{path}.rate", "must be positive")
+    return [t["t"], t["rate"]]
+
+
+def _rate_schedule(ctx, v, path):
+    steps = _list(ctx, v, path, _rate_step)
+    for i in range(1, len(steps)):
+        if steps[i][0] <= steps[i - 1][0]:
+            ctx.fail(f"{path}[{i}].t", "times must increase")
+    return steps
+
+
+def _rate_trace(ctx, v, path):
+    """A Mahimahi trace as rate steps: the mean capacity of each `bin`, at least `floor`, looped
+    over the run (finalized in `_trace_steps` once the duration is known)."""
+    t = _table(ctx, v, path, {"file": lambda c, x, p: x, "bin": TIME, "floor": RATE}, required=("file",))
+    counts = _trace_file(ctx, t["file"], f"{path}.file")
+    b = t.get("bin", 100_000_000)
+    if b < 1_000_000 or b % 1_000_000:
+        ctx.fail(f"{path}.bin", "must be a whole number of milliseconds, at least 1ms")
+    floor = t.get("floor", 1_000_000)
+    if floor <= 0:
+        ctx.fail(f"{path}.floor", "must be positive")
+    return {"counts": counts, "bin": b, "floor": floor}
+
+
+def _trace_steps(trace: dict, duration_ns: int) -> list[list[int]]:
+    """Rate steps from a trace: per bin, opportunities x 1500 B x 8 / bin, looped to the end."""
+    from .traces import OPPORTUNITY_BYTES
+
+    counts, bin_ms = trace["counts"], trace["bin"] // 1_000_000
+    period = len(counts)
+    steps, t_ms, prev = [], 0, None
+    while t_ms * 1_000_000 < duration_ns:
+        n = sum(counts[(t_ms + k) % period] for k in range(bin_ms))
+        rate = max(trace["floor"], n * OPPORTUNITY_BYTES * 8 * 1000 // bin_ms)
+        if rate != prev:
+            steps.append([t_ms * 1_000_000, rate])
+            prev = rate
+        t_ms += bin_ms
+    return steps
+
+
 DIRECTION_FIELDS: dict[str, Parser] = {
     "queue": _queue,
     "error": _error,
     "reorder": _reorder,
     "outages": lambda c, v, p: _list(c, v, p, _outage),
+    "rate_schedule": _rate_schedule,
+    "rate_trace": _rate_trace,
 }
 
 
@@ -427,11 +475,17 @@ def normalize(raw: dict, source: str = "<scenario>") -> dict:
         dirs = {}
         for key, core in (("forward", "ab"), ("reverse", "ba")):
             d = {**both, **lt.get(key, {})}
+            if "rate_schedule" in d and "rate_trace" in d:
+                ctx.fail(f"{path}.rate_trace", "a direction has a rate_schedule or a rate_trace, not both")
+            steps = d.get("rate_schedule", [])
+            if "rate_trace" in d:
+                steps = _trace_steps(d["rate_trace"], top["duration"])
             dirs[core] = {
                 "queue": d.get("queue", {"type": "droptail", "limit_bytes": None, "limit_packets": 1000}),
                 "error": d.get("error"),
                 "reorder": d.get("reorder"),
                 "outages": d.get("outages", []),
+                "rate_steps": steps,
             }
         links.append({"a": lt["between"][0], "b": lt["between"][1], "rate": lt["rate"], "delay": lt["delay"],
                       "mtu": mtu, **dirs})

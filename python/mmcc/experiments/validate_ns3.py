@@ -1,20 +1,27 @@
 """`mmcc validate ns3`: the same wired cases in mmcc (profile `ns3`) and in ns-3 3.37.
 
-The path is the one of the TCP-fidelity issue: server -(100 Gb/s, 10 ms)- router -(rate, 1 ms,
-2,500,000-byte drop-tail)- client, 1400-byte segments, per-packet loss at the client, one bulk
-flow, 64 MiB socket buffers on both sides (so neither stack is buffer-limited). Every case runs
-over several seeds on both sides; the seeds draw different random losses in the two simulators,
-so only the means over seeds are compared.
+The path: server -(100 Gb/s, 10 ms)- router -(bottleneck, 1 ms, 2,500,000-byte drop-tail)-
+client, 1400-byte segments, per-packet loss at the client, bulk flows, 64 MiB socket buffers on
+both sides (so neither stack is buffer-limited). The bottleneck is a constant rate (100 Mb/s,
+1 Gb/s) or one of the time-varying ones of `SHAPES` (steps, a 1000/50 Mb/s square wave, the
+capacity of the `thesis-edge` radio replayed as a rate trace), or a constant 100 Mb/s shared by
+two flows. Every case runs over several seeds on both sides; the seeds draw different random
+losses in the two simulators, so only the means over seeds are compared.
 
-Each run's result is one JSON file under OUT/runs/ (written atomically, skipped when present:
-the validation is resumable); `report.md` and `cases.csv` are rewritten from all results at the
-end. Runs go to all local cores (ns-3 runs are slow: several wall seconds per simulated second at
-1 Gb/s).
+ns-3's own classes are compared with mmcc's algorithm of the same name, and this project's ns-3
+port of each mmWave algorithm (ns3/model) with its Rust version.
+
+Each run's result is one JSON file under OUT/runs/ (written atomically): the validation is
+resumable, and a result is reused only if it was made by the same build (a fingerprint of the
+mmcc extension, or of the ns-3 runner, is stored with it). `report.md` and `cases.csv` are
+rewritten from all results at the end. Runs go to all local cores (ns-3 runs are slow: several
+wall seconds per simulated second at 1 Gb/s).
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -35,6 +42,13 @@ NS3_ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr", "vegas", "scalable", "
 #: The mmWave algorithms of the publications, ported to ns-3 in ns3/model/ (the port vs the Rust).
 PORTED = ["rttv", "msscca", "mrvhs", "fbtcp", "dtcp", "mmstcp"]
 RATES = {"100Mbps": 100_000_000, "1Gbps": 1_000_000_000}
+#: Time-varying and shared bottlenecks (run without random loss): name -> description.
+SHAPES = {
+    "steps": "100 Mb/s, 25 Mb/s from T/4, 100 Mb/s from T/2, 50 Mb/s from 3T/4",
+    "square": "1000 Mb/s and 50 Mb/s alternating every 0.5 s (1 s period)",
+    "trace": "the downlink capacity of the thesis-edge radio (mmcc, NewReno, seed 1) in 100 ms bins",
+    "2flows": "100 Mb/s shared by two flows, the second starting at T/4",
+}
 LOSSES = [0.0, 1e-5, 1e-4, 1e-3]
 BAND = 0.05  # the +-5 % agreement band of the fidelity issue
 
@@ -52,11 +66,40 @@ class Case:
         return f"{self.cca}-{self.rate}-{self.loss:g}-s{self.seed}-{self.duration_s:g}s"
 
 
-def scenario(case: Case) -> dict:
+def thesis_edge_trace(out: Path) -> Path:
+    """The downlink capacity of the thesis-edge radio as a Mahimahi trace (made once per OUT)."""
+    from ..results import run as run_scenario
+    from ..scenario import load
+    from ..traces import opportunities_from_capacity, write_mahimahi
+
+    path = out / "thesis-edge-capacity.mahimahi"
+    if not path.exists():
+        r = run_scenario(load("thesis-edge").with_overrides(cca="newreno", seed=1))
+        t = r.tables["radio"].to_pydict()
+        cap = [c for c, rid in zip(t["capacity_dl_bytes"], t["radio_id"]) if rid == 0]
+        write_mahimahi(opportunities_from_capacity(cap), path)
+    return path
+
+
+def scenario(case: Case, out: Path | None = None) -> dict:
     """The case as a raw scenario (the TOML structure)."""
-    links_fwd = {"queue": {"type": "droptail", "limit": "2500000B"}}
+    links_fwd: dict = {"queue": {"type": "droptail", "limit": "2500000B"}}
     if case.loss > 0:
         links_fwd["error"] = {"unit": "packet", "rate": case.loss}
+    rate = case.rate if case.rate in RATES else "100Mbps"
+    T = case.duration_s
+    if case.rate == "steps":
+        links_fwd["rate_schedule"] = [{"t": f"{T / 4}s", "rate": "25Mbps"}, {"t": f"{T / 2}s", "rate": "100Mbps"},
+                                      {"t": f"{3 * T / 4}s", "rate": "50Mbps"}]
+    elif case.rate == "square":
+        rate = "1000Mbps"
+        links_fwd["rate_schedule"] = [{"t": f"{k / 2}s", "rate": "50Mbps" if k % 2 else "1000Mbps"}
+                                      for k in range(1, int(2 * T) + 1)]
+    elif case.rate == "trace":
+        links_fwd["rate_trace"] = {"file": str(thesis_edge_trace(out or Path("."))), "bin": "100ms"}
+    flows = [{"from": "server", "to": "client", "cca": case.cca}]
+    if case.rate == "2flows":
+        flows.append({"from": "server", "to": "client", "cca": case.cca, "start": f"{T / 4}s"})
     return {
         "name": f"ns3-validation-{case.cca}",
         "duration": f"{case.duration_s}s",
@@ -64,18 +107,18 @@ def scenario(case: Case) -> dict:
         "nodes": ["server", "router", "client"],
         "links": [
             {"between": ["server", "router"], "rate": "100Gbps", "delay": "10ms"},
-            {"between": ["router", "client"], "rate": case.rate, "delay": "1ms", "forward": links_fwd},
+            {"between": ["router", "client"], "rate": rate, "delay": "1ms", "forward": links_fwd},
         ],
         "tcp": {"profile": "ns3", "segment_size": "1400B", "send_buffer": "64MiB", "recv_buffer": "64MiB"},
-        "flows": [{"from": "server", "to": "client", "cca": case.cca}],
+        "flows": flows,
     }
 
 
 def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[str] | None,
            rates: list[str] | None = None, losses: list[float] | None = None) -> list[Case]:
     for r in rates or []:
-        if r not in RATES:
-            raise ValueError(f"validate: rate {r!r} is not in the matrix; allowed: {', '.join(RATES)}")
+        if r not in RATES and r not in SHAPES:
+            raise ValueError(f"validate: bottleneck {r!r} is not in the matrix; allowed: {', '.join([*RATES, *SHAPES])}")
     for c in ccas or []:
         if c not in NS3_ALGORITHMS + PORTED:
             raise ValueError(f"validate: {c!r} has no ns-3 class; allowed: {', '.join(NS3_ALGORITHMS + PORTED)}")
@@ -88,23 +131,42 @@ def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[st
         rates, losses, n, dur = rates or ["100Mbps"], losses or [0.0, 1e-3], seeds or 4, duration or 20.0
     else:
         ccas = ccas or NS3_ALGORITHMS + PORTED
-        rates, losses, n, dur = rates or list(RATES), losses or LOSSES, seeds or 5, duration or 20.0
-    return [Case(c, r, l, s, dur) for c in ccas for r in rates for l in losses for s in range(1, n + 1)]
+        rates, losses, n, dur = rates or [*RATES, *SHAPES], losses or LOSSES, seeds or 5, duration or 20.0
+    # the time-varying and shared bottlenecks run without random loss
+    return [Case(c, r, l, s, dur) for c in ccas for r in rates for l in (losses if r in RATES else [0.0])
+            for s in range(1, n + 1)]
 
 
-def _run_mmcc(case: Case) -> dict:
+def fingerprint(path: str | Path) -> str:
+    """Identity of a build (the mmcc extension or the ns-3 runner): a hash of its bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()[:16]
+
+
+def _series_flow0(s: dict) -> tuple[list, list]:
+    if "flow_id" not in s:
+        return s["t_s"], s["cwnd_bytes"]
+    keep = [i for i, f in enumerate(s["flow_id"]) if f == 0]
+    return [s["t_s"][i] for i in keep], [s["cwnd_bytes"][i] for i in keep]
+
+
+def _run_mmcc(case: Case, out: Path) -> dict:
     from ..results import run as run_scenario
     from ..scenario import Scenario
 
     t0 = time.perf_counter()
-    r = run_scenario(Scenario.from_dict(scenario(case), source=case.key))
+    r = run_scenario(Scenario.from_dict(scenario(case, out), source=case.key))
     wall = time.perf_counter() - t0
     f = r.flows.to_pydict()
-    s = r.tables["series"].to_pydict()
+    t_s, cwnd = _series_flow0(r.tables["series"].to_pydict())
     dur = case.duration_s
-    return {"goodput_mbps": f["delivered_bytes"][0] * 8 / dur / 1e6, "wall_s": wall,
-            "retx_bytes": None, "fast_retransmits": f["fast_retransmits"][0], "rtos": f["rtos"][0],
-            "cwnd_bytes": s["cwnd_bytes"], "t_s": s["t_s"]}
+    per_flow = [b * 8 / dur / 1e6 for b in f["delivered_bytes"]]
+    return {"goodput_mbps": sum(per_flow), "flow_mbps": per_flow, "wall_s": wall,
+            "retx_bytes": None, "fast_retransmits": sum(f["fast_retransmits"]), "rtos": sum(f["rtos"]),
+            "cwnd_bytes": cwnd, "t_s": t_s}
 
 
 def _run_ns3(case: Case, runner: str, tmp: Path) -> dict:
@@ -113,7 +175,7 @@ def _run_ns3(case: Case, runner: str, tmp: Path) -> dict:
 
     d = tmp / case.key
     d.mkdir(parents=True, exist_ok=True)
-    cfg = ns3.export(Scenario.from_dict(scenario(case), source=case.key).config)
+    cfg = ns3.export(Scenario.from_dict(scenario(case, tmp.parent), source=case.key).config)
     (d / "case.json").write_text(json.dumps(cfg))
     t0 = time.perf_counter()
     p = subprocess.run([runner, f"--config={d / 'case.json'}", f"--out={d}", f"--seed={case.seed}"],
@@ -122,17 +184,33 @@ def _run_ns3(case: Case, runner: str, tmp: Path) -> dict:
     if p.returncode != 0:
         raise RuntimeError(f"ns-3 runner failed for {case.key}: {p.stderr.strip()[-500:]}")
     flows = list(csv.DictReader(io.StringIO((d / "flows.csv").read_text())))
-    series = list(csv.DictReader(io.StringIO((d / "series.csv").read_text())))
-    return {"goodput_mbps": float(flows[0]["goodput_mbps"]), "wall_s": wall,
-            "retx_bytes": int(flows[0]["retx_bytes"]), "fast_retransmits": int(flows[0]["fast_retransmits"]),
-            "rtos": int(flows[0]["rtos"]), "cwnd_bytes": [float(x["cwnd_bytes"]) for x in series],
+    series = [x for x in csv.DictReader(io.StringIO((d / "series.csv").read_text()))
+              if x.get("flow_id", "0") == "0"]
+    # goodput over the whole run on both sides (a late flow's share of the run, not of its life)
+    per_flow = [int(x["delivered_bytes"]) * 8 / case.duration_s / 1e6 for x in flows]
+    return {"goodput_mbps": sum(per_flow), "flow_mbps": per_flow, "wall_s": wall,
+            "retx_bytes": sum(int(x["retx_bytes"]) for x in flows),
+            "fast_retransmits": sum(int(x["fast_retransmits"]) for x in flows),
+            "rtos": sum(int(x["rtos"]) for x in flows), "cwnd_bytes": [float(x["cwnd_bytes"]) for x in series],
             "t_s": [float(x["t_s"]) for x in series]}
 
 
-def _execute(case: Case, side: str, out: str, runner: str) -> str:
-    path = Path(out) / "runs" / f"{case.key}-{side}.json"
-    res = _run_mmcc(case) if side == "mmcc" else _run_ns3(case, runner, Path(out) / "ns3-work")
-    res.update({"case": case.__dict__, "side": side})
+def _result_path(out: Path, case: Case, side: str) -> Path:
+    return out / "runs" / f"{case.key.replace('/', '_')}-{side}.json"
+
+
+def _is_current(path: Path, build: str) -> bool:
+    """A stored result made by this build (results of older builds are run again)."""
+    try:
+        return json.loads(path.read_text()).get("build") == build
+    except (OSError, ValueError):
+        return False
+
+
+def _execute(case: Case, side: str, out: str, runner: str, build: str) -> str:
+    path = _result_path(Path(out), case, side)
+    res = _run_mmcc(case, Path(out)) if side == "mmcc" else _run_ns3(case, runner, Path(out) / "ns3-work")
+    res.update({"case": case.__dict__, "side": side, "build": build})
     atomic_write_bytes(path, json.dumps(res).encode())
     return str(path)
 
@@ -140,20 +218,23 @@ def _execute(case: Case, side: str, out: str, runner: str) -> str:
 def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | None = None,
                    duration: float | None = None, ccas: list[str] | None = None, rates: list[str] | None = None,
                    losses: list[float] | None = None, workers: int | None = None, progress: bool = True) -> dict:
-    from .. import ns3
+    from .. import _core, ns3
 
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     runner = str(ns3.build_runner())
+    builds = {"ns3": fingerprint(runner), "mmcc": fingerprint(_core.__file__)}
     cases = matrix(quick, seeds, duration, ccas, rates, losses)
+    if any(c.rate == "trace" for c in cases):
+        thesis_edge_trace(out)  # once, before the workers need it
     todo = [(c, side) for c in cases for side in ("ns3", "mmcc")
-            if not (out / "runs" / f"{c.key}-{side}.json").exists()]
+            if not _is_current(_result_path(out, c, side), builds[side])]
     # ns-3 runs first: they are the long ones
-    todo.sort(key=lambda x: (x[1] != "ns3", -RATES[x[0].rate]))
+    todo.sort(key=lambda x: (x[1] != "ns3", -RATES.get(x[0].rate, 10**9)))
     workers = workers or os.cpu_count() or 1
     started, done = time.time(), 0
     with ProcessPoolExecutor(max_workers=workers) as ex:
-        futs = [ex.submit(_execute, c, side, str(out), runner) for c, side in todo]
+        futs = [ex.submit(_execute, c, side, str(out), runner, builds[side]) for c, side in todo]
         for f in as_completed(futs):
             f.result()
             done += 1
@@ -166,7 +247,7 @@ def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | Non
 
 
 def _load(out: Path, case: Case, side: str) -> dict:
-    return json.loads((out / "runs" / f"{case.key}-{side}.json").read_text())
+    return json.loads(_result_path(out, case, side).read_text())
 
 
 def write_report(out: Path, cases: list[Case]) -> dict:
@@ -232,5 +313,5 @@ def _plot_overlays(out: Path, groups: dict) -> None:
         ax.set_ylabel("cwnd (segments)")
         ax.set_title(f"{cca}, {rate}, loss {loss:g}, seed {c.seed}")
         ax.legend(loc="upper right")
-        save_figure(fig, out / "cwnd" / f"{cca}-{rate}-{loss:g}.png")
+        save_figure(fig, out / "cwnd" / f"{cca}-{rate.replace('/', '_')}-{loss:g}.png")
         plt.close(fig)

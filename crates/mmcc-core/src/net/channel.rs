@@ -1,5 +1,10 @@
-//! One direction of a point-to-point link: a queue, a transmitter of fixed rate, a propagation
-//! delay, an optional error model, optional random reordering and scheduled outages.
+//! One direction of a point-to-point link: a queue, a transmitter, a propagation delay, an
+//! optional error model, optional random reordering and scheduled outages.
+//!
+//! The transmitter's rate is fixed, or follows a schedule of steps (`rate_steps`): a packet is
+//! serialized at the rate in effect when its transmission starts, as ns-3's
+//! `PointToPointNetDevice` does when its `DataRate` attribute changes (a packet already on the
+//! wire keeps its rate).
 //!
 //! Two transmit paths, chosen by the queue discipline:
 //! - **Drop-tail (fast path)**: with a fixed rate and FIFO order, a packet's transmission start
@@ -52,6 +57,25 @@ pub struct DirectionConfig {
     /// and what-if experiments; cause `error_model`).
     #[serde(default)]
     pub drop_list: Vec<u64>,
+    /// Rate changes `(from this time, rate)`, in time order; before the first one the link's
+    /// `rate` applies.
+    #[serde(default)]
+    pub rate_steps: Vec<(Time, Bandwidth)>,
+}
+
+impl DirectionConfig {
+    /// Steps in time order with positive rates.
+    pub fn validate_rate_steps(&self) -> Result<(), String> {
+        for (i, w) in self.rate_steps.iter().enumerate() {
+            if w.1 .0 == 0 {
+                return Err(format!("rate_steps[{i}]: the rate must be positive"));
+            }
+            if i > 0 && self.rate_steps[i - 1].0 >= w.0 {
+                return Err(format!("rate_steps[{i}]: times must increase"));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Why a packet was dropped.
@@ -122,7 +146,11 @@ pub enum Verdict {
 pub struct Channel {
     pub from: NodeId,
     pub to: NodeId,
+    /// The link's configured rate (before any step).
     pub rate: Bandwidth,
+    /// The rate serializing packets now (the configured one, or the current step's).
+    cur_rate: Bandwidth,
+    rate_steps: Vec<(Time, Bandwidth)>,
     pub delay: Dur,
     pub mtu: u32,
     disc: Discipline,
@@ -179,6 +207,8 @@ impl Channel {
             from,
             to,
             rate,
+            cur_rate: rate,
+            rate_steps: cfg.rate_steps.clone(),
             delay,
             mtu,
             disc,
@@ -217,10 +247,40 @@ impl Channel {
             self.tx_cache.swap(0, 1);
             return self.tx_cache[0].1;
         }
-        let d = self.rate.tx_time(size as u64);
+        let d = self.cur_rate.tx_time(size as u64);
         self.tx_cache[1] = self.tx_cache[0];
         self.tx_cache[0] = (size, d);
         d
+    }
+
+    /// Put the rate in effect at `t` in place (rate schedules only).
+    #[inline]
+    fn rate_at(&mut self, t: Time) {
+        if self.rate_steps.is_empty() {
+            return;
+        }
+        let i = self.rate_steps.partition_point(|s| s.0 <= t);
+        let r = if i == 0 { self.rate } else { self.rate_steps[i - 1].1 };
+        if r != self.cur_rate {
+            self.cur_rate = r;
+            self.tx_cache = [(u32::MAX, Dur::ZERO); 2];
+        }
+    }
+
+    /// Mean capacity over `[0, end)` (the configured rate, or the schedule's time average).
+    pub fn mean_rate(&self, end: Time) -> f64 {
+        if self.rate_steps.is_empty() || end.0 == 0 {
+            return self.rate.0 as f64;
+        }
+        let (mut t, mut r, mut bits) = (Time::ZERO, self.rate, 0.0);
+        for &(at, next) in &self.rate_steps {
+            let at = at.min(end);
+            bits += r.0 as f64 * (at - t).secs_f64();
+            t = at;
+            r = next;
+        }
+        bits += r.0 as f64 * (end - t).secs_f64();
+        bits / end.secs_f64()
     }
 
     #[inline]
@@ -298,6 +358,7 @@ impl Channel {
                     waiting.push_back((start, size));
                     *waiting_bytes += size as u64;
                 }
+                self.rate_at(start);
                 self.transmit(pkt, size, start, wakes);
                 Ok(())
             }
@@ -306,7 +367,8 @@ impl Channel {
                     return q.enqueue(*pkt, size, now).map_err(|_| DropCause::QueueFull);
                 }
                 *tx_busy = true;
-                let d = self.rate.tx_time(size as u64);
+                self.rate_at(now);
+                let d = self.cur_rate.tx_time(size as u64);
                 wakes.tx_done = Some(now + d);
                 self.transmit(pkt, size, now, wakes);
                 Ok(())
@@ -320,7 +382,8 @@ impl Channel {
         let Discipline::CoDel { q, tx_busy } = &mut self.disc else { return };
         match q.dequeue(now, dropped) {
             Some(e) => {
-                wakes.tx_done = Some(now + self.rate.tx_time(e.size as u64));
+                self.rate_at(now);
+                wakes.tx_done = Some(now + self.cur_rate.tx_time(e.size as u64));
                 self.transmit(&e.pkt, e.size, now, wakes);
             }
             None => *tx_busy = false,
@@ -442,6 +505,43 @@ mod tests {
         assert_eq!(r.unwrap_err(), DropCause::QueueFull);
         // once the first transmission ends (12 us) one waiting packet starts: room for one more
         assert!(c.enqueue(&pkt(4), Time(12_000), &mut w).is_ok());
+    }
+
+    #[test]
+    fn a_rate_step_applies_to_transmissions_that_start_after_it() {
+        let cfg = DirectionConfig {
+            queue: QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(10) },
+            rate_steps: vec![(Time(18_000), Bandwidth::mbps(100))],
+            ..Default::default()
+        };
+        let mut c = Channel::new(0, 1, Bandwidth::gbps(1), Dur::ZERO, 1500, &cfg, 1, "t");
+        let mut w = Wakes::default();
+        // 1 Gb/s: 12 us each; the second starts at 12 us (before the step), the third at 24 us
+        // (after it) and takes 120 us at 100 Mb/s
+        for i in 0..3 {
+            c.enqueue(&pkt(i), Time::ZERO, &mut w).unwrap();
+        }
+        let mut at = vec![];
+        let mut t = Time(12_000);
+        let mut w = Wakes::default();
+        while let Some((p, _)) = c.arrive(t, &mut w) {
+            at.push((p.seq, t.0));
+            match w.arrival.take() {
+                Some(next) => t = next,
+                None => break,
+            }
+        }
+        assert_eq!(at, vec![(0, 12_000), (1, 24_000), (2, 144_000)]);
+        // 18 us at 1 Gb/s then 100 Mb/s: the mean over 36 us is 550 Mb/s
+        assert!((c.mean_rate(Time(36_000)) - 550e6).abs() < 1.0);
+    }
+
+    #[test]
+    fn rate_steps_must_increase_and_be_positive() {
+        let mut d = DirectionConfig { rate_steps: vec![(Time(5), Bandwidth(1)), (Time(5), Bandwidth(2))], ..Default::default() };
+        assert!(d.validate_rate_steps().unwrap_err().contains("times must increase"));
+        d.rate_steps = vec![(Time(5), Bandwidth(0))];
+        assert!(d.validate_rate_steps().unwrap_err().contains("positive"));
     }
 
     #[test]

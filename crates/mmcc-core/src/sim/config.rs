@@ -157,6 +157,9 @@ impl SimConfig {
             if l.mtu < 100 {
                 return Err(format!("links[{i}].mtu must be at least 100 bytes"));
             }
+            for (dir, d) in [("forward", &l.ab), ("reverse", &l.ba)] {
+                d.validate_rate_steps().map_err(|e| format!("links[{i}].{dir}.{e}"))?;
+            }
         }
         for (i, r) in self.radios.iter().enumerate() {
             if r.gnb as usize >= n || r.ue as usize >= n || r.gnb == r.ue {

@@ -75,6 +75,9 @@ pub struct AckOutcome {
     /// RTT sample candidate: send time of the most recently sent newly delivered segment, if it
     /// was never retransmitted (Karn's rule).
     pub rtt_sent_at: Option<Time>,
+    /// The cumulative part acknowledged a segment that had been retransmitted (ns-3's
+    /// `m_isRetransDataAcked`).
+    pub cum_retransmitted: bool,
 }
 
 #[derive(Default)]
@@ -228,6 +231,7 @@ impl Scoreboard {
                 self.base_id += 1;
                 out.cum_acked += s.len as u64;
                 out.cum_segments += 1;
+                out.cum_retransmitted |= s.tx_count > 1;
                 if s.sacked {
                     self.sacked_bytes -= s.len as u64;
                 } else {

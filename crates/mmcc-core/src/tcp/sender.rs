@@ -3,7 +3,7 @@
 //! retransmission timeout (RFC 6298) and the congestion-control hooks.
 
 use super::app::{App, AppConfig};
-use super::prr::Prr;
+use super::prr::{Prr, Ssrb};
 use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, SegRec};
@@ -315,7 +315,7 @@ impl TcpSender {
         }
         let ack = self.process_ack(pkt, ctx);
         let newly_lost = self.detect_losses(&ack);
-        let grow = self.run_state_machine(&ack, ctx);
+        let grow = self.run_state_machine(&ack, newly_lost, ctx);
         self.congestion_control(&ack, grow, newly_lost);
         self.rearm_rto(ack.advanced, ctx);
         self.try_send(ctx);
@@ -408,7 +408,7 @@ impl TcpSender {
         if res.delivered > 0 || advanced {
             self.cca.on_ack(&mut self.cc, &ev);
         }
-        AckInfo { ev, advanced, new_sack: res.new_sack, delivered, prior_in_flight }
+        AckInfo { ev, advanced, new_sack: res.new_sack, retransmitted_acked: res.cum_retransmitted, delivered, prior_in_flight }
     }
 
     /// RFC 6675 IsLost() marking, and lost retransmissions by send order when enabled.
@@ -441,7 +441,7 @@ impl TcpSender {
 
     /// The congestion state machine (RFC 6675 section 5, RFC 6937, RFC 6582); returns whether
     /// this ACK may grow cwnd.
-    fn run_state_machine(&mut self, ack: &AckInfo, ctx: &mut Ctx) -> bool {
+    fn run_state_machine(&mut self, ack: &AckInfo, newly_lost: u64, ctx: &mut Ctx) -> bool {
         let controls = self.cca.controls_window();
         match self.cc.state {
             CaState::Open | CaState::Disorder => {
@@ -475,7 +475,8 @@ impl TcpSender {
                         self.sb.mark_head_lost();
                     }
                     if !controls {
-                        self.cc.cwnd = self.prr.on_ack(ack.delivered, self.pipe(), self.cc.ssthresh, self.mss);
+                        let ssrb = self.ssrb(ack.advanced && newly_lost == 0, ack.retransmitted_acked);
+                        self.cc.cwnd = self.prr.on_ack(ack.delivered, self.pipe(), self.cc.ssthresh, self.mss, ssrb);
                     }
                     false
                 }
@@ -521,6 +522,14 @@ impl TcpSender {
         }
     }
 
+    /// The profile's PRR-SSRB rule for this ACK (see `prr.rs`).
+    fn ssrb(&self, una_advanced_no_new_loss: bool, retransmitted_data_acked: bool) -> Ssrb {
+        match self.cfg.profile {
+            Profile::Linux => Ssrb::Linux { una_advanced_no_new_loss },
+            Profile::Ns3 => Ssrb::Ns3 { retransmitted_data_acked },
+        }
+    }
+
     fn enter_recovery(&mut self, prior_in_flight: u64, delivered: u64, ctx: &mut Ctx) {
         ctx.rec.counters.fast_retransmits += 1;
         ctx.rec.event(ctx.now, "fast_retransmit", self.sb.snd_una as f64);
@@ -548,11 +557,17 @@ impl TcpSender {
         let controls = self.cca.controls_window();
         self.cc.ssthresh = self.cca.ssthresh(&self.cc);
         self.cca.on_congestion_event(&mut self.cc, &ev);
-        self.prr.start(self.sb.outstanding());
+        // RecoverFS: outstanding data (RFC 6937, ns-3) or the cwnd before (Linux prior_cwnd)
+        self.prr.start(match self.cfg.profile {
+            Profile::Ns3 => self.sb.outstanding(),
+            Profile::Linux => prior_cwnd,
+        });
         self.sb.mark_head_lost();
         self.set_state(CaState::Recovery, ctx);
         if !controls {
-            self.cc.cwnd = self.prr.on_ack(delivered, self.pipe(), self.cc.ssthresh, self.mss);
+            // the ACK that starts recovery acknowledges no retransmission
+            let ssrb = self.ssrb(false, false);
+            self.cc.cwnd = self.prr.on_ack(delivered, self.pipe(), self.cc.ssthresh, self.mss, ssrb);
         }
         // RFC 6675 (4.3): the first retransmission goes out whatever the window says.
         if let Some(id) = self.sb.next_lost() {
@@ -644,6 +659,8 @@ struct AckInfo {
     ev: AckEvent,
     advanced: bool,
     new_sack: bool,
+    /// The cumulative ACK covered retransmitted data (ns-3 `m_isRetransDataAcked`).
+    retransmitted_acked: bool,
     /// RFC 6937 DeliveredData (plus one segment per duplicate ACK without SACK).
     delivered: u64,
     prior_in_flight: u64,

@@ -59,6 +59,23 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+#: Lists longer than this (a replayed trace has one entry per millisecond) are recorded in the
+#: outputs' metadata by length and digest, not element by element.
+LONG_LIST = 1000
+
+
+def compact_config(v):
+    """The configuration with long lists replaced by {"elided_list": length, "sha256": digest}."""
+    if isinstance(v, dict):
+        return {k: compact_config(x) for k, x in v.items()}
+    if isinstance(v, list):
+        if len(v) > LONG_LIST:
+            digest = hashlib.sha256(json.dumps(v).encode()).hexdigest()
+            return {"elided_list": len(v), "sha256": digest}
+        return [compact_config(x) for x in v]
+    return v
+
+
 def write_parquet(table: pa.Table, path: Path, metadata: dict | None = None) -> None:
     """Write a table as Parquet atomically, with string metadata in the schema."""
     if metadata:
@@ -93,7 +110,7 @@ class RunResult:
             "scenario_source": self.scenario.source,
             "seed": self.scenario.config["seed"],
             "params": json.dumps(self.scenario.params, sort_keys=True),
-            "config": json.dumps(self.scenario.config, sort_keys=True),
+            "config": json.dumps(compact_config(self.scenario.config), sort_keys=True),
         }
 
     def data_hash(self) -> str:
@@ -123,7 +140,7 @@ class RunResult:
         from . import _core
 
         tcp = [json.loads(_core.resolve_tcp(json.dumps(f.get("tcp", {})))) for f in self.scenario.config["flows"]]
-        info = {**meta, "config": self.scenario.config, "tcp_settings": tcp, "events_processed": self.events_processed,
+        info = {**meta, "config": compact_config(self.scenario.config), "tcp_settings": tcp, "events_processed": self.events_processed,
                 "wall_seconds": round(self.wall_seconds, 3), "data_sha256": self.data_hash(),
                 "tables": [p.name for p in written]}
         atomic_write_bytes(out / "run.json", (json.dumps(info, indent=2, sort_keys=True) + "\n").encode())

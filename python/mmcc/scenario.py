@@ -397,9 +397,9 @@ TOP_FIELDS = ["name", "description", "duration", "seed", "params", "nodes", "lin
 def substitute_params(raw: dict, overrides: dict | None = None, source: str = "<scenario>") -> dict:
     """Replace every string value "$name" by the scenario parameter `name` (from `[params]`,
     overridden by `overrides`)."""
+    if not isinstance(raw.get("params") or {}, dict):
+        raise ScenarioError(f"{source}: params: expected a table of values, got {raw.get('params')!r}")
     params = dict(raw.get("params") or {})
-    if not isinstance(params, dict):
-        raise ScenarioError(f"{source}: params: expected a table of values")
     for k, v in (overrides or {}).items():
         if k not in params:
             raise ScenarioError(f"{source}: --param {k}: unknown parameter; this scenario's parameters: "
@@ -451,6 +451,8 @@ def normalize(raw: dict, source: str = "<scenario>") -> dict:
     index = {n: i for i, n in enumerate(nodes)}
 
     def node(c, v, p):
+        if not isinstance(v, str):
+            c.fail(p, f"expected a node name, got {v!r}; nodes: {', '.join(nodes)}")
         if v not in index:
             c.fail(p, f"unknown node {v!r}; nodes: {', '.join(nodes)}")
         return index[v]
@@ -646,6 +648,8 @@ class Scenario:
         raw = copy.deepcopy(self.raw)
         if params:
             known = raw.get("params") or {}
+            if not isinstance(known, dict):
+                raise ScenarioError(f"{self.source}: params: expected a table of values, got {known!r}")
             for k, v in params.items():
                 if k not in known:
                     raise ScenarioError(f"{self.source}: --param {k}: unknown parameter; this scenario's parameters: "

@@ -9,18 +9,32 @@ from pathlib import Path
 import numpy as np
 
 OPPORTUNITY_BYTES = 1500
+#: Bounds on a trace read from disk: file size and period (the per-millisecond table is built
+#: in memory).
+MAX_TRACE_BYTES = 1 << 30
+MAX_PERIOD_MS = 3_600_000
 
 __all__ = ["read_mahimahi", "write_mahimahi", "opportunities_from_capacity", "OPPORTUNITY_BYTES"]
 
 
 def read_mahimahi(path: str | Path) -> list[int]:
     """Opportunities per millisecond (index i = timestamp i + 1), over one period."""
-    text = Path(path).read_text()
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"{path}: not a regular file (a Mahimahi trace is a text file of millisecond timestamps)")
+    if p.stat().st_size > MAX_TRACE_BYTES:
+        raise ValueError(f"{path}: {p.stat().st_size:,} bytes; allowed: at most {MAX_TRACE_BYTES:,} bytes")
+    try:
+        text = p.read_text()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (a Mahimahi trace is one millisecond timestamp per line)") from None
     try:  # fast path, parsed in C (a trace of a Gb/s link has millions of lines)
         arr = np.fromstring(text, dtype=np.int64, sep=" ")
     except ValueError:  # not all integers: the line-by-line path below names the line
         arr = None
     if arr is not None and arr.size and (arr > 0).all() and (np.diff(arr) >= 0).all():
+        if arr[-1] > MAX_PERIOD_MS:
+            raise ValueError(f"{path}: the trace's period is {int(arr[-1]):,} ms; allowed: at most {MAX_PERIOD_MS:,} ms (1 h)")
         return np.bincount(arr - 1, minlength=int(arr[-1])).astype(int).tolist()
     stamps = []
     with open(path) as f:
@@ -35,6 +49,8 @@ def read_mahimahi(path: str | Path) -> list[int]:
         raise ValueError(f"{path}: the trace is empty")
     if any(b < a for a, b in zip(stamps, stamps[1:])):
         raise ValueError(f"{path}: timestamps must not decrease")
+    if stamps[-1] > MAX_PERIOD_MS:
+        raise ValueError(f"{path}: the trace's period is {stamps[-1]:,} ms; allowed: at most {MAX_PERIOD_MS:,} ms (1 h)")
     counts = np.bincount(np.asarray(stamps) - 1, minlength=stamps[-1])
     return counts.astype(int).tolist()
 

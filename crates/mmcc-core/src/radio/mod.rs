@@ -124,8 +124,12 @@ impl RadioConfig {
         if !(self.carrier_ghz > 0.0 && self.bandwidth_hz > 0.0) {
             return Err("radio: carrier and bandwidth must be positive".into());
         }
-        if self.slot.0 == 0 || self.update.0 == 0 || self.update > Dur::from_millis(1) {
-            return Err("radio: slot must be positive and update in (0, 1 ms]".into());
+        // a 1 us floor keeps the per-update and per-slot work of a run bounded
+        if self.slot < Dur::from_micros(1) || self.slot > Dur::from_millis(1) {
+            return Err("radio: slot must be in 1us..1ms".into());
+        }
+        if self.update < Dur::from_micros(10) || self.update > Dur::from_millis(1) {
+            return Err("radio: update must be in 10us..1ms".into());
         }
         if !(0.0..=1.0).contains(&self.eta) || self.se_cap <= 0.0 {
             return Err("radio: eta must be in [0, 1] and se_cap positive".into());

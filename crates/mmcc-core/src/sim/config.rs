@@ -10,6 +10,9 @@ use crate::time::{Bandwidth, Dur, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// Most time bins a run's series may have (duration / record.bin).
+pub const MAX_BINS: u64 = 2_000_000;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
@@ -160,6 +163,13 @@ impl SimConfig {
             for (dir, d) in [("forward", &l.ab), ("reverse", &l.ba)] {
                 d.validate_rate_steps().map_err(|e| format!("links[{i}].{dir}.{e}"))?;
             }
+        }
+        // the series have duration / bin rows per flow: keep them bounded
+        if self.record.bin < Dur::from_micros(1) || self.duration.0 / self.record.bin.0.max(1) > MAX_BINS {
+            return Err(format!(
+                "record.bin: {} ns gives more than {MAX_BINS} bins over the run; allowed: at least 1us and at most {MAX_BINS} bins (duration / bin)",
+                self.record.bin.0
+            ));
         }
         for (i, r) in self.radios.iter().enumerate() {
             if r.gnb as usize >= n || r.ue as usize >= n || r.gnb == r.ue {

@@ -109,14 +109,7 @@ impl Simulation {
             ends.push((r.ue, r.gnb));
         }
         let route = Self::routes(cfg.nodes.len(), &ends);
-        let handoff_to = if cfg.engine.cut_through { Self::cut_through_plan(&cfg, &route, &chans, &ends) } else { Vec::new() };
-        for (c, next) in handoff_to.iter().enumerate() {
-            if next.is_some() {
-                chans[c].cut_through = true;
-                chans[c].cut_through_until = Time(cfg.duration.0);
-            }
-        }
-        let mut flows = Vec::new();
+        // every flow needs a path both ways (checked before anything walks the routes)
         for (i, f) in cfg.flows.iter().enumerate() {
             for (from, to) in [(f.src, f.dst), (f.dst, f.src)] {
                 if route[from as usize][to as usize].is_none() {
@@ -126,6 +119,16 @@ impl Simulation {
                     ));
                 }
             }
+        }
+        let handoff_to = if cfg.engine.cut_through { Self::cut_through_plan(&cfg, &route, &chans, &ends) } else { Vec::new() };
+        for (c, next) in handoff_to.iter().enumerate() {
+            if next.is_some() {
+                chans[c].cut_through = true;
+                chans[c].cut_through_until = Time(cfg.duration.0);
+            }
+        }
+        let mut flows = Vec::new();
+        for (i, f) in cfg.flows.iter().enumerate() {
             let algo = match custom.remove(&i) {
                 Some(a) => a,
                 None => cca::build(&f.cca, &f.cca_params).map_err(|e| format!("flows[{i}]: {e}"))?,

@@ -62,3 +62,99 @@ def test_long_lists_are_elided_from_output_metadata():
     assert out["radios"][0]["x"] == [1, 2]
     el = out["radios"][0]["trace_dl"]
     assert el["elided_list"] == LONG_LIST + 1 and len(el["sha256"]) == 64
+
+
+def test_link_utilization_counts_only_transmitted_bytes():
+    """A 100 GB buffer holds seconds of queued packets at the end: they were not sent yet."""
+    import mmcc
+    sc = mmcc.Scenario.from_dict({
+        "duration": "2s", "nodes": ["s", "c"],
+        "links": [{"between": ["s", "c"], "rate": "10Mbps", "delay": "5ms",
+                   "forward": {"queue": {"type": "droptail", "limit": "100GB"}}}],
+        "tcp": {"send_buffer": "64MiB", "recv_buffer": "64MiB"},
+        "flows": [{"from": "s", "to": "c", "cca": "newreno"}],
+    })
+    util = mmcc.run(sc).tables["links"].to_pydict()["utilization"]
+    assert 0.95 < util[0] <= 1.0, util
+
+
+def test_readme_python_snippet_runs(tmp_path, monkeypatch):
+    """The README's Python example works with the declared dependencies only."""
+    import re
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    code = "\n".join(line for line in block.splitlines() if "{...}" not in line)
+    code = code.replace('duration="10s"', 'duration="1s"')
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {})
+    assert (tmp_path / "out" / "mine" / "run.json").is_file()
+
+
+def test_outputs_stay_under_out(mmcc_cli, tmp_path):
+    """A scenario cannot name an output file outside the run folder, nor a folder outside ./out."""
+    base = tmp_path / "s.toml"
+    text = ('duration = "0.2s"\nnodes = ["a", "b"]\n[[links]]\nbetween = ["a", "b"]\nrate = "10Mbps"\n'
+            'delay = "1ms"\n[[flows]]\nfrom = "a"\nto = "b"\ncca = "newreno"\n')
+    base.write_text(text + '[pcap]\nlink = 0\npath = "/tmp/elsewhere.pcap"\n')
+    _one_clean_error(mmcc_cli("run", base, "--no-plot"), "pcap.path", "file name ending in .pcap")
+    base.write_text('name = "../../x"\n' + text)
+    _one_clean_error(mmcc_cli("run", base, "--no-plot"), "name", "no '..'")
+    # a capture named in the scenario lands in --out; a symlink there is not followed
+    base.write_text(text + '[pcap]\nlink = 0\npath = "cap.pcap"\n')
+    out = tmp_path / "o"
+    r = mmcc_cli("run", base, "--out", out, "--no-plot")
+    assert r.returncode == 0 and (out / "cap.pcap").is_file() and "cap.pcap" in r.stdout, r.stderr
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    (out / "cap.pcap").unlink()
+    (out / "cap.pcap").symlink_to(victim)
+    _one_clean_error(mmcc_cli("run", base, "--out", out, "--no-plot"), "not a regular file")
+    assert victim.read_text() == "keep"
+
+
+BAD_CCAS = '''
+import mmcc
+class NanReno(mmcc.CongestionControl):
+    name = "nan-reno"
+    def increase_window(self, cc, ack):
+        cc.cwnd += ack["segments_acked"] * cc.mss
+    def ssthresh(self, cc):
+        return float("nan")
+class Boom(mmcc.CongestionControl):
+    name = "boom"
+    def __init__(self):
+        raise RuntimeError("no")
+class NoName(mmcc.CongestionControl):
+    name = 5
+class Huge(mmcc.CongestionControl):
+    name = "huge"
+    def increase_window(self, cc, ack):
+        cc.cwnd = 2**62
+'''
+
+
+@pytest.mark.parametrize("cls, needle", [
+    ("NanReno", "ssthresh() returned nan"),
+    ("Boom", "Boom: creating it failed: RuntimeError: no"),
+    ("NoName", "NoName: its `name` must be a non-empty string"),
+    ("Huge", "allowed: at most 1099511627776 bytes"),
+])
+def test_python_algorithm_faults_are_named(mmcc_cli, tmp_path, cls, needle):
+    f = tmp_path / "bad.py"
+    f.write_text(BAD_CCAS)
+    r = mmcc_cli("run", "dumbbell", "--duration", "2s", "--set", 'links.1.forward.error={unit="packet",rate=0.01}',
+                 "--cca", f"{f}:{cls}", "--no-plot", "--out", tmp_path / "o")
+    assert r.returncode != 0 and needle in r.stderr and "internal error" not in r.stderr, r.stderr
+
+
+def test_python_algorithm_file_that_exits_is_an_error(mmcc_cli, tmp_path):
+    f = tmp_path / "exits.py"
+    f.write_text("import sys\nsys.exit(0)\n")
+    r = mmcc_cli("run", "dumbbell", "--duration", "1s", "--cca", f"{f}:X", "--no-plot")
+    _one_clean_error(r, "SystemExit")
+
+
+def test_algorithm_parameter_out_of_range(mmcc_cli):
+    r = mmcc_cli("run", "dumbbell", "--duration", "1s", "--cca", "cubic", "--cca-param", "beta=1e9", "--no-plot")
+    _one_clean_error(r, "parameter 'beta' of 'cubic'", "allowed: 0..1")

@@ -161,8 +161,7 @@ def _cmd_run(a) -> int:
         link, _, direction = a.pcap.partition(":")
         if not link.isdigit():
             raise ScenarioError(f"--pcap: {a.pcap!r}: expected LINK or LINK:forward|reverse, LINK a link index")
-        sets["pcap"] = {"link": int(link), "direction": direction or "forward", "path": str(out / "capture.pcap")}
-        out.mkdir(parents=True, exist_ok=True)
+        sets["pcap"] = {"link": int(link), "direction": direction or "forward", "path": "capture.pcap"}
     params = {}
     for k, v in a.cca_param:
         x = _parse_value(v)
@@ -172,7 +171,7 @@ def _cmd_run(a) -> int:
     cca = _load_python_cca(a.cca) if a.cca and ".py:" in a.cca else a.cca
     scenario_params = _parsed(a.params)
     result = run(sc, cca=cca, cca_params=params or None, seed=a.seed, duration=a.duration, sets=sets,
-                 params=scenario_params or None)
+                 params=scenario_params or None, out_dir=out)
     profiles = sorted(set(result.flows.column("tcp_profile").to_pylist()))
     print(f"scenario {sc.name} ({sc.source}), seed {result.scenario.config['seed']}, "
           f"TCP profile {'/'.join(profiles)}, {result.scenario.config['duration'] / 1e9:g} s simulated in {result.wall_seconds:.2f} s wall "
@@ -185,7 +184,7 @@ def _cmd_run(a) -> int:
         written.append(overview(result, out / "overview.png"))
         written.extend(radio_figures(result, out))
     if result.pcap_packets is not None:
-        print(f"pcap: {result.pcap_packets} packets in {out / 'capture.pcap'}")
+        print(f"pcap: {result.pcap_packets} packets in {out / result.scenario.config['pcap']['path']}")
     print(f"wrote {len(written)} files to {out}/")
     return 0
 
@@ -204,7 +203,7 @@ def _load_python_cca(spec: str):
     module = importlib.util.module_from_spec(mod_spec)
     try:
         mod_spec.loader.exec_module(module)
-    except Exception as e:  # noqa: BLE001 - the user's module failed to import
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's module failed to import (or exited)
         raise ScenarioError(f"--cca {spec}: importing {path} failed: {type(e).__name__}: {e}") from None
     obj = getattr(module, cls, None)
     if not (isinstance(obj, type) and issubclass(obj, CongestionControl)):

@@ -188,21 +188,29 @@ def _python_algorithms(sc: Scenario, cca) -> dict:
                                 f"mmcc.run(..., cca=MyAlgorithm) with a subclass of mmcc.CongestionControl")
         # a class: one instance per flow; an instance: itself for the first flow (so it can be
         # inspected after the run), copies for the others
-        obj = cca() if isinstance(cca, type) else (cca if not out else _copy.deepcopy(cca))
+        cls_name = getattr(cca, "__name__", type(cca).__name__)
+        try:
+            obj = cca() if isinstance(cca, type) else (cca if not out else _copy.deepcopy(cca))
+        except Exception as e:  # noqa: BLE001 - the user's constructor failed
+            raise ScenarioError(f"Python congestion control {cls_name}: creating it failed: {type(e).__name__}: {e}") from None
         if not isinstance(obj, CongestionControl):
             raise ScenarioError(f"cca: {cca!r} is not a subclass or instance of mmcc.CongestionControl")
+        name = getattr(obj, "name", None)
+        if not isinstance(name, str) or not name.strip():
+            raise ScenarioError(f"Python congestion control {cls_name}: its `name` must be a non-empty string, got {name!r}")
         out[i] = obj
     return out
 
 
 def run(scenario: Scenario | str, *, cca=None, cca_params: dict | None = None,
         seed: int | None = None, duration: str | None = None, sets: dict | None = None,
-        params: dict | None = None) -> RunResult:
+        params: dict | None = None, out_dir: str | Path | None = None) -> RunResult:
     """Run a scenario (a `Scenario`, preset name or TOML path) and return its tables.
 
     `cca` is an algorithm name for every flow, or a Python algorithm (a subclass or an instance
-    of `mmcc.CongestionControl`; one instance per flow)."""
-    from .scenario import PYTHON_CCA, load
+    of `mmcc.CongestionControl`; one instance per flow). A `[pcap]` capture is written in
+    `out_dir` (default: the current folder) under its file name."""
+    from .scenario import PYTHON_CCA, ScenarioError, load
 
     sc = load(scenario) if isinstance(scenario, (str, os.PathLike)) else scenario
     py_cca = None if cca is None or isinstance(cca, str) else cca
@@ -210,6 +218,14 @@ def run(scenario: Scenario | str, *, cca=None, cca_params: dict | None = None,
     if any(x is not None for x in (name, cca_params, seed, duration)) or sets or params:
         sc = sc.with_overrides(sets, cca=name, cca_params=cca_params, seed=seed, duration=duration, params=params)
     cfg_json = sc.to_json()
+    if sc.config.get("pcap"):
+        cfg = json.loads(cfg_json)
+        target = Path(out_dir or ".") / cfg["pcap"]["path"]
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            raise ScenarioError(f"pcap: {str(target)!r} exists and is not a regular file; refusing to write it")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        cfg["pcap"]["path"] = str(target)
+        cfg_json = json.dumps(cfg, sort_keys=True)
     algorithms = _python_algorithms(sc, py_cca)
     t0 = time.perf_counter()
     raw = _core.run(cfg_json, algorithms or None)

@@ -9,6 +9,7 @@ Every error names the source, the key and what is allowed, on one line, e.g.::
 from __future__ import annotations
 
 import copy
+import re
 import json
 import sys
 from dataclasses import dataclass, field
@@ -161,6 +162,18 @@ TCP_CORE_NAMES = {
     "send_buffer": "snd_buf",
     "recv_buffer": "rcv_buf",
 }
+
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+_PCAP_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.pcap")
+
+
+def SAFE_NAME(ctx, v, path):
+    """A scenario name: it names the default output folder, so no path separators or '..'."""
+    if not isinstance(v, str) or not _SAFE_NAME.fullmatch(v) or ".." in v:
+        ctx.fail(path, f"{v!r}: expected a name of letters, digits, '.', '_' and '-' (at most 100, no '..'), "
+                       "as it names the output folder")
+    return v
 
 
 def _queue(ctx, v, path):
@@ -431,7 +444,7 @@ def normalize(raw: dict, source: str = "<scenario>") -> dict:
     top = _table(
         ctx, raw, "",
         {
-            "name": STR, "description": STR, "duration": TIME, "seed": INT(0, 2**63 - 1),
+            "name": SAFE_NAME, "description": STR, "duration": TIME, "seed": INT(0, 2**63 - 1),
             "params": lambda c, v, p: v, "radios": lambda c, v, p: v,
             "nodes": lambda c, v, p: _list(c, v, p, STR),
             "links": lambda c, v, p: v, "flows": lambda c, v, p: v,
@@ -562,6 +575,9 @@ def normalize(raw: dict, source: str = "<scenario>") -> dict:
     if "pcap" in top:
         pt = _table(ctx, top["pcap"], "pcap", {"link": INT(0, len(links) - 1), "direction": ONE_OF("forward", "reverse"),
                                               "path": STR}, required=("link",))
+        if "path" in pt and not _PCAP_PATH.fullmatch(pt["path"]):
+            ctx.fail("pcap.path", f"{pt['path']!r}: expected a file name ending in .pcap (letters, digits, '.', '_', "
+                                  "'-'); the capture is written in the run's output folder")
         cfg["pcap"] = {"link": pt["link"], "direction": "ab" if pt.get("direction", "forward") == "forward" else "ba",
                        "path": pt.get("path", "capture.pcap")}
     return cfg

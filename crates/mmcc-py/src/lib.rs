@@ -89,6 +89,8 @@ fn algorithms(py: Python<'_>) -> PyResult<Py<PyList>> {
             let pd = PyDict::new(py);
             pd.set_item("name", p.name)?;
             pd.set_item("default", p.default)?;
+            pd.set_item("min", p.min)?;
+            pd.set_item("max", p.max)?;
             pd.set_item("help", p.help)?;
             params.append(pd)?;
         }

@@ -90,6 +90,10 @@ fn to_py(cc: &CcState) -> PyCcState {
     }
 }
 
+/// Largest window (cwnd, ssthresh) a Python algorithm may set: 1 TiB, far above any path's
+/// bandwidth-delay product, so that a runaway window is an error instead of overflowing.
+const MAX_WINDOW: u64 = 1 << 40;
+
 fn from_py(cc: &mut CcState, p: &PyCcState) {
     cc.cwnd = p.cwnd.max(1);
     cc.ssthresh = p.ssthresh.max(1);
@@ -129,24 +133,36 @@ impl PyCca {
             args.extend(extra(py)?);
             let tuple = pyo3::types::PyTuple::new(py, args)?;
             let out = self.obj.bind(py).call_method1(method, tuple)?;
-            from_py(cc, &state.borrow());
+            let st = state.borrow();
+            if st.cwnd > MAX_WINDOW || st.ssthresh > MAX_WINDOW && st.ssthresh != u64::MAX {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "cwnd = {} / ssthresh = {} bytes; allowed: at most {MAX_WINDOW} bytes (1 TiB)",
+                    st.cwnd, st.ssthresh
+                )));
+            }
+            from_py(cc, &st);
             Ok(out.unbind())
         });
         match res {
             Ok(v) => Some(v),
             Err(e) => {
-                self.failed.set(true);
                 let msg = Python::attach(|py| {
                     let tb = e.traceback(py).and_then(|t| t.format().ok()).unwrap_or_default();
                     format!("Python congestion control '{}' raised in {method}(): {e}{}", self.name,
                         if tb.is_empty() { String::new() } else { format!("\n{tb}") })
                 });
-                let mut slot = self.error.lock().expect("error slot");
-                if slot.is_none() {
-                    *slot = Some(msg);
-                }
+                self.fail(msg);
                 None
             }
+        }
+    }
+
+    /// Record the first error of the run and stop calling into Python for this flow.
+    fn fail(&self, msg: String) {
+        self.failed.set(true);
+        let mut slot = self.error.lock().expect("error slot");
+        if slot.is_none() {
+            *slot = Some(msg);
         }
     }
 }
@@ -175,8 +191,23 @@ impl CongestionControl for PyCca {
     fn ssthresh(&self, cc: &CcState) -> u64 {
         // pure by contract: called on a copy of the state
         let mut copy = cc.clone();
-        let out = self.call(&mut copy, "ssthresh", |_| Ok(vec![]));
-        out.and_then(|v| Python::attach(|py| v.extract::<u64>(py).ok())).unwrap_or(cc.ssthresh).max(cc.min_ssthresh())
+        let Some(out) = self.call(&mut copy, "ssthresh", |_| Ok(vec![])) else {
+            return cc.ssthresh.max(cc.min_ssthresh());
+        };
+        match Python::attach(|py| out.extract::<u64>(py).map_err(|_| out.bind(py).repr().map(|r| r.to_string()).unwrap_or_default())) {
+            Ok(v) if v <= MAX_WINDOW => v.max(cc.min_ssthresh()),
+            res => {
+                let got = match res {
+                    Ok(v) => v.to_string(),
+                    Err(repr) => repr,
+                };
+                self.fail(format!(
+                    "Python congestion control '{}': ssthresh() returned {got}; expected a whole number of bytes in 0..={MAX_WINDOW}",
+                    self.name
+                ));
+                cc.ssthresh.max(cc.min_ssthresh())
+            }
+        }
     }
     fn on_congestion_event(&mut self, cc: &mut CcState, ev: &CongestionEvent) {
         let k = match ev.kind {

@@ -22,11 +22,11 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &["bic-tcp", "tcp-bic"],
     source: "Xu, Harfoush & Rhee, INFOCOM 2004 (ns-3 TcpBic)",
     params: &[
-        ParamSpec { name: "beta", default: 0.8, help: "multiplicative decrease factor" },
-        ParamSpec { name: "max_incr", default: 16.0, help: "largest increase per RTT (segments)" },
-        ParamSpec { name: "low_window", default: 14.0, help: "below this, Reno (segments)" },
-        ParamSpec { name: "smooth_part", default: 5.0, help: "smoothing near last_max" },
-        ParamSpec { name: "b", default: 4.0, help: "binary search coefficient" },
+        ParamSpec { name: "beta", default: 0.8, min: 0.0, max: 1.0, help: "multiplicative decrease factor" },
+        ParamSpec { name: "max_incr", default: 16.0, min: 1.0, max: 1000000.0, help: "largest increase per RTT (segments)" },
+        ParamSpec { name: "low_window", default: 14.0, min: 0.0, max: 1000000.0, help: "below this, Reno (segments)" },
+        ParamSpec { name: "smooth_part", default: 5.0, min: 1.0, max: 1000000.0, help: "smoothing near last_max" },
+        ParamSpec { name: "b", default: 4.0, min: 1.0, max: 1000.0, help: "binary search coefficient" },
     ],
     build: |p: &Params| {
         Box::new(Bic {

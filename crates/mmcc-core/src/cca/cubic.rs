@@ -31,10 +31,10 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &["tcp-cubic"],
     source: "RFC 9438; HyStart (Ha & Rhee 2011) (ns-3 TcpCubic, Linux tcp_cubic.c)",
     params: &[
-        ParamSpec { name: "c", default: 0.4, help: "cubic scaling constant C (RFC 9438)" },
-        ParamSpec { name: "beta", default: 0.7, help: "multiplicative decrease beta_cubic" },
-        ParamSpec { name: "hystart", default: 1.0, help: "1: HyStart on, 0: off" },
-        ParamSpec { name: "fast_convergence", default: 1.0, help: "1: on, 0: off" },
+        ParamSpec { name: "c", default: 0.4, min: 0.001, max: 100.0, help: "cubic scaling constant C (RFC 9438)" },
+        ParamSpec { name: "beta", default: 0.7, min: 0.0, max: 1.0, help: "multiplicative decrease beta_cubic" },
+        ParamSpec { name: "hystart", default: 1.0, min: 0.0, max: 1.0, help: "1: HyStart on, 0: off" },
+        ParamSpec { name: "fast_convergence", default: 1.0, min: 0.0, max: 1.0, help: "1: on, 0: off" },
     ],
     build: |p: &Params| {
         Box::new(Cubic::new(p.get("c"), p.get("beta"), p.get("hystart") != 0.0, p.get("fast_convergence") != 0.0))

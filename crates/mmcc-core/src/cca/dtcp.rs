@@ -27,10 +27,10 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &["d-tcp", "nexgen-dtcp", "nexgen-d-tcp"],
     source: "Kanagarathinam et al., IEEE Access 8:164482 (2020)",
     params: &[
-        ParamSpec { name: "kappa", default: 0.9, help: "bandwidth filter gain (eq. 6)" },
-        ParamSpec { name: "g", default: 0.5, help: "normalisation gain (eq. 9)" },
-        ParamSpec { name: "alpha", default: 0.2, help: "congestion control factor gain (eq. 12)" },
-        ParamSpec { name: "eta", default: 2.0, help: "decrease parameter: y = eta / ((2 eta - 1) N + 1)" },
+        ParamSpec { name: "kappa", default: 0.9, min: 0.0, max: 1.0, help: "bandwidth filter gain (eq. 6)" },
+        ParamSpec { name: "g", default: 0.5, min: 0.0, max: 10.0, help: "normalisation gain (eq. 9)" },
+        ParamSpec { name: "alpha", default: 0.2, min: 0.001, max: 100.0, help: "congestion control factor gain (eq. 12)" },
+        ParamSpec { name: "eta", default: 2.0, min: 0.5, max: 100.0, help: "decrease parameter: y = eta / ((2 eta - 1) N + 1)" },
     ],
     build: |p: &Params| Box::new(Dtcp::new(p.get("kappa"), p.get("g"), p.get("alpha"), p.get("eta"))),
 };

@@ -24,9 +24,9 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &["h-tcp", "tcp-htcp"],
     source: "Leith & Shorten, PFLDnet 2004 (ns-3 TcpHtcp)",
     params: &[
-        ParamSpec { name: "delta_l_s", default: 1.0, help: "low-speed regime duration Delta_L (s)" },
-        ParamSpec { name: "default_backoff", default: 0.5, help: "beta when throughput changed" },
-        ParamSpec { name: "throughput_ratio", default: 0.2, help: "throughput change that resets beta" },
+        ParamSpec { name: "delta_l_s", default: 1.0, min: 0.0, max: 3600.0, help: "low-speed regime duration Delta_L (s)" },
+        ParamSpec { name: "default_backoff", default: 0.5, min: 0.0, max: 1.0, help: "beta when throughput changed" },
+        ParamSpec { name: "throughput_ratio", default: 0.2, min: 0.0, max: 100.0, help: "throughput change that resets beta" },
     ],
     build: |p: &Params| Box::new(Htcp::new(p.get("delta_l_s"), p.get("default_backoff"), p.get("throughput_ratio"))),
 };

@@ -24,7 +24,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     params: &[ParamSpec {
         name: "rtt0_ms",
         default: 25.0,
-        help: "reference RTT RTT0 in ms; default 25 (Linux, the paper), 50 in the ns3 profile (ns-3 RRTT)",
+        min: 0.001, max: 10000.0, help: "reference RTT RTT0 in ms; default 25 (Linux, the paper), 50 in the ns3 profile (ns-3 RRTT)",
     }],
     build: |p: &Params| Box::new(Hybla { rtt0_s: p.given("rtt0_ms").map(|v| v.max(1e-3) / 1e3), rho: 1.0, acc: FracAcc::default(), cnt: 0.0 }),
 };

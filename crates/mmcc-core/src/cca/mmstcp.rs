@@ -15,9 +15,9 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &["mms-tcp", "mms_tcp"],
     source: "Kim & Cho, Sensors 22(10):3609 (2022)",
     params: &[
-        ParamSpec { name: "a_max", default: 125.0, help: "upper bound of the ACK counter a" },
-        ParamSpec { name: "beta_ca", default: 0.125, help: "decrease in congestion avoidance" },
-        ParamSpec { name: "beta_ss", default: 0.5, help: "decrease in slow start" },
+        ParamSpec { name: "a_max", default: 125.0, min: 1.0, max: 1000000.0, help: "upper bound of the ACK counter a" },
+        ParamSpec { name: "beta_ca", default: 0.125, min: 0.0, max: 1.0, help: "decrease in congestion avoidance" },
+        ParamSpec { name: "beta_ss", default: 0.5, min: 0.0, max: 1.0, help: "decrease in slow start" },
     ],
     build: |p: &Params| Box::new(MmsTcp::new(p.get("a_max"), p.get("beta_ca"), p.get("beta_ss"))),
 };

@@ -239,6 +239,10 @@ pub trait CongestionControl: Send {
 pub struct ParamSpec {
     pub name: &'static str,
     pub default: f64,
+    /// The range a value must lie in (inclusive): where the algorithm's equations stay
+    /// meaningful and its window bounded.
+    pub min: f64,
+    pub max: f64,
     pub help: &'static str,
 }
 
@@ -325,6 +329,13 @@ pub fn build(name: &str, overrides: &BTreeMap<String, f64>) -> Result<Box<dyn Co
         if !v.is_finite() {
             return Err(format!("parameter '{k}' of '{}' must be a finite number, got {v}", info.name));
         }
+        let spec = info.params.iter().find(|p| p.name == k).expect("checked above");
+        if *v < spec.min || *v > spec.max {
+            return Err(format!(
+                "parameter '{k}' of '{}' is {v}; allowed: {}..{} ({})",
+                info.name, spec.min, spec.max, spec.help
+            ));
+        }
     }
     Ok((info.build)(&Params { specs: info.params, values: overrides }))
 }
@@ -362,6 +373,21 @@ mod tests {
         p.insert("beta".to_string(), 0.3);
         let e = build("newreno", &p).err().unwrap();
         assert!(e.contains("has no parameter 'beta'"), "{e}");
+    }
+
+    #[test]
+    fn parameters_out_of_their_range_are_refused() {
+        let mut p = BTreeMap::new();
+        p.insert("beta".to_string(), 1e9);
+        let e = build("cubic", &p).err().unwrap();
+        assert!(e.contains("parameter 'beta' of 'cubic' is 1000000000; allowed: 0..1"), "{e}");
+        p.insert("beta".to_string(), 0.8);
+        assert!(build("cubic", &p).is_ok());
+        for a in algorithms() {
+            for s in a.params {
+                assert!(s.min <= s.default && s.default <= s.max, "{}.{}", a.name, s.name);
+            }
+        }
     }
 
     #[test]

@@ -21,9 +21,9 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
         ParamSpec {
             name: "a",
             default: 0.01,
-            help: "additive increase per acknowledged segment (Kelly eq. 1); default 0.01 (Linux), 0.02 in the ns3 profile",
+            min: 0.0, max: 100.0, help: "additive increase per acknowledged segment (Kelly eq. 1); default 0.01 (Linux), 0.02 in the ns3 profile",
         },
-        ParamSpec { name: "b", default: 0.125, help: "multiplicative decrease per loss (Kelly eq. 2)" },
+        ParamSpec { name: "b", default: 0.125, min: 0.0, max: 1.0, help: "multiplicative decrease per loss (Kelly eq. 2)" },
     ],
     build: |p: &Params| Box::new(Scalable { a: p.given("a"), b: p.get("b"), acc: FracAcc::default() }),
 };

@@ -26,9 +26,9 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &["tcp-vegas"],
     source: "Brakmo & Peterson, IEEE JSAC 13(8) 1995 (ns-3 TcpVegas)",
     params: &[
-        ParamSpec { name: "alpha", default: 2.0, help: "lower bound of queued segments" },
-        ParamSpec { name: "beta", default: 4.0, help: "upper bound of queued segments" },
-        ParamSpec { name: "gamma", default: 1.0, help: "slow-start exit threshold (segments)" },
+        ParamSpec { name: "alpha", default: 2.0, min: 0.0, max: 10000.0, help: "lower bound of queued segments" },
+        ParamSpec { name: "beta", default: 4.0, min: 0.0, max: 10000.0, help: "upper bound of queued segments" },
+        ParamSpec { name: "gamma", default: 1.0, min: 0.0, max: 10000.0, help: "slow-start exit threshold (segments)" },
     ],
     build: |p: &Params| Box::new(Vegas::new(p.get("alpha"), p.get("beta"), p.get("gamma"))),
 };

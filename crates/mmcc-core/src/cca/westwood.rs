@@ -20,7 +20,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "westwood",
     aliases: &["westwood+", "westwoodplus", "westwood-plus", "tcp-westwood"],
     source: "Grieco & Mascolo, ACM CCR 34(2) 2004 (Westwood+; ns-3 TcpWestwoodPlus, Tustin filter)",
-    params: &[ParamSpec { name: "alpha", default: 0.9, help: "Tustin filter gain" }],
+    params: &[ParamSpec { name: "alpha", default: 0.9, min: 0.0, max: 1.0, help: "Tustin filter gain" }],
     build: |p: &Params| Box::new(Westwood::new(p.get("alpha"))),
 };
 

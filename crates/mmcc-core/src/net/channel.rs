@@ -267,6 +267,18 @@ impl Channel {
         }
     }
 
+    /// Bytes whose transmission ended by `end` (`tx_bytes` counts a packet when its
+    /// transmission is scheduled, which on the drop-tail path can be after the run ends).
+    pub fn bytes_sent_by(&self, end: Time) -> u64 {
+        let pending: u64 = self
+            .flight
+            .iter()
+            .filter(|(at, _)| at.0.saturating_sub(self.delay.0) > end.0)
+            .map(|(_, p)| p.wire_bytes() as u64)
+            .sum();
+        self.tx_bytes.saturating_sub(pending)
+    }
+
     /// Mean capacity over `[0, end)` (the configured rate, or the schedule's time average).
     pub fn mean_rate(&self, end: Time) -> f64 {
         if self.rate_steps.is_empty() || end.0 == 0 {

@@ -288,7 +288,8 @@ fn links_table(sim: &Simulation) -> Table {
         dir.push(format!("{}->{}", sim.cfg.nodes[ch.from as usize], sim.cfg.nodes[ch.to as usize]));
         pk.push(ch.tx_packets as i64);
         by.push(ch.tx_bytes as i64);
-        util.push(if dur > 0.0 { ch.tx_bytes as f64 * 8.0 / dur / ch.mean_rate(Time::ZERO + sim.cfg.duration) } else { 0.0 });
+        let end = Time::ZERO + sim.cfg.duration;
+        util.push(if dur > 0.0 { ch.bytes_sent_by(end) as f64 * 8.0 / dur / ch.mean_rate(end) } else { 0.0 });
     }
     for (ri, r) in sim.radios.iter().enumerate() {
         for d in 0..2 {

@@ -158,3 +158,26 @@ def test_python_algorithm_file_that_exits_is_an_error(mmcc_cli, tmp_path):
 def test_algorithm_parameter_out_of_range(mmcc_cli):
     r = mmcc_cli("run", "dumbbell", "--duration", "1s", "--cca", "cubic", "--cca-param", "beta=1e9", "--no-plot")
     _one_clean_error(r, "parameter 'beta' of 'cubic'", "allowed: 0..1")
+
+
+def test_ctrl_c_stops_a_long_run_with_partial_results(tmp_path):
+    """SIGINT during a 10-minute simulation: the run stops within seconds, writes what it has and
+    marks it partial (exit status 130)."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+    exe = Path(sys.executable).parent / "mmcc"
+    out = tmp_path / "o"
+    p = subprocess.Popen([str(exe), "run", "thesis-edge", "--duration", "600s", "--no-plot", "--out", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "partial" in err, err
+    assert time.monotonic() - t0 < 30
+    info = json.loads((out / "run.json").read_text())
+    assert info["partial"].startswith("interrupted at ")

@@ -171,7 +171,7 @@ def _cmd_run(a) -> int:
     cca = _load_python_cca(a.cca) if a.cca and ".py:" in a.cca else a.cca
     scenario_params = _parsed(a.params)
     result = run(sc, cca=cca, cca_params=params or None, seed=a.seed, duration=a.duration, sets=sets,
-                 params=scenario_params or None, out_dir=out)
+                 params=scenario_params or None, out_dir=out, allow_partial=True)
     profiles = sorted(set(result.flows.column("tcp_profile").to_pylist()))
     print(f"scenario {sc.name} ({sc.source}), seed {result.scenario.config['seed']}, "
           f"TCP profile {'/'.join(profiles)}, {result.scenario.config['duration'] / 1e9:g} s simulated in {result.wall_seconds:.2f} s wall "
@@ -186,6 +186,10 @@ def _cmd_run(a) -> int:
     if result.pcap_packets is not None:
         print(f"pcap: {result.pcap_packets} packets in {out / result.scenario.config['pcap']['path']}")
     print(f"wrote {len(written)} files to {out}/")
+    if result.interrupted_at_s is not None:
+        sys.stderr.write(f"interrupted at {result.interrupted_at_s:.3f} s of simulated time: the files in {out}/ are "
+                         "partial (run.json: \"partial\")\n")
+        return 130
     return 0
 
 

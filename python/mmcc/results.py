@@ -94,6 +94,9 @@ class RunResult:
     events_processed: int
     wall_seconds: float
     pcap_packets: int | None = None
+    #: Set when the run was interrupted (Ctrl-C): the simulated time it reached; the tables
+    #: then cover [0, interrupted_at_s) only.
+    interrupted_at_s: float | None = None
 
     @property
     def flows(self) -> pa.Table:
@@ -111,6 +114,7 @@ class RunResult:
             "seed": self.scenario.config["seed"],
             "params": json.dumps(self.scenario.params, sort_keys=True),
             "config": json.dumps(compact_config(self.scenario.config), sort_keys=True),
+            "partial": "false" if self.interrupted_at_s is None else f"interrupted at {self.interrupted_at_s:.3f} s",
         }
 
     def data_hash(self) -> str:
@@ -204,12 +208,14 @@ def _python_algorithms(sc: Scenario, cca) -> dict:
 
 def run(scenario: Scenario | str, *, cca=None, cca_params: dict | None = None,
         seed: int | None = None, duration: str | None = None, sets: dict | None = None,
-        params: dict | None = None, out_dir: str | Path | None = None) -> RunResult:
+        params: dict | None = None, out_dir: str | Path | None = None, allow_partial: bool = False) -> RunResult:
     """Run a scenario (a `Scenario`, preset name or TOML path) and return its tables.
 
     `cca` is an algorithm name for every flow, or a Python algorithm (a subclass or an instance
     of `mmcc.CongestionControl`; one instance per flow). A `[pcap]` capture is written in
-    `out_dir` (default: the current folder) under its file name."""
+    `out_dir` (default: the current folder) under its file name. Ctrl-C stops the simulation
+    within a fraction of a second: KeyboardInterrupt, or with `allow_partial` the tables so far
+    (`interrupted_at_s` set)."""
     from .scenario import PYTHON_CCA, ScenarioError, load
 
     sc = load(scenario) if isinstance(scenario, (str, os.PathLike)) else scenario
@@ -231,4 +237,7 @@ def run(scenario: Scenario | str, *, cca=None, cca_params: dict | None = None,
     raw = _core.run(cfg_json, algorithms or None)
     wall = time.perf_counter() - t0
     tables = {name: _to_arrow(cols) for name, cols in raw["tables"].items()}
-    return RunResult(sc, tables, raw["events_processed"], wall, raw.get("pcap_packets"))
+    res = RunResult(sc, tables, raw["events_processed"], wall, raw.get("pcap_packets"), raw.get("interrupted_at_s"))
+    if res.interrupted_at_s is not None and not allow_partial:
+        raise KeyboardInterrupt
+    return res

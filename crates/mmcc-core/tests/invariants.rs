@@ -154,3 +154,38 @@ fn cut_through_changes_speed_not_results() {
     let slow = run(c2).unwrap();
     assert!(fast.events_processed * 10 < slow.events_processed * 6, "{} vs {}", fast.events_processed, slow.events_processed);
 }
+
+#[test]
+fn running_in_chunks_changes_nothing() {
+    // `run` goes through run_interruptible (chunks of events with an interrupt check between
+    // them); one uninterrupted run_until and chunks of 7 events give the same tables
+    for seed in [5u64, 23] {
+        let (cfg, _) = random_case(seed);
+        let reference = run(cfg.clone()).unwrap();
+        let mut sim = Simulation::new(cfg.clone()).unwrap();
+        let end = Time(cfg.duration.0);
+        while !sim.run_some(end, 7) {}
+        let chunked = mmcc_core::RunOutput::collect(&sim, None);
+        let mut whole = Simulation::new(cfg).unwrap();
+        whole.run();
+        let once = mmcc_core::RunOutput::collect(&whole, None);
+        for ((a, b), c) in reference.tables.iter().zip(&chunked.tables).zip(&once.tables) {
+            assert_eq!(format!("{:?}", a.columns), format!("{:?}", b.columns), "seed {seed}, table {}", a.name);
+            assert_eq!(format!("{:?}", a.columns), format!("{:?}", c.columns), "seed {seed}, table {}", a.name);
+        }
+    }
+}
+
+#[test]
+fn an_interrupted_run_stops_where_it_was_asked() {
+    let cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(30));
+    let mut calls = 0;
+    let (out, at) = mmcc_core::sim::run_interruptible(cfg, Default::default(), || {
+        calls += 1;
+        calls == 2
+    })
+    .unwrap();
+    let at = at.expect("interrupted");
+    assert!(at > Time::ZERO && at < Time(Dur::from_secs(30).0), "{at:?}");
+    assert_eq!(out.events_processed, 2 * mmcc_core::sim::INTERRUPT_CHECK_EVENTS);
+}

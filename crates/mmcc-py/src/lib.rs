@@ -42,13 +42,17 @@ fn run(py: Python<'_>, config_json: &str, algorithms: Option<BTreeMap<usize, Py<
     for (i, obj) in algorithms.unwrap_or_default() {
         custom.insert(i, Box::new(pycca::PyCca::new(py, obj, error.clone())?));
     }
+    // Ctrl-C: Python's signal handlers run between chunks of events (the GIL is taken for the
+    // check only); an interrupted run returns its tables so far with the time it reached.
     let result = py.detach(move || {
-        catch_unwind(AssertUnwindSafe(move || mmcc_core::sim::run_with_algorithms(cfg, custom)))
+        catch_unwind(AssertUnwindSafe(move || {
+            mmcc_core::sim::run_interruptible(cfg, custom, || Python::attach(|py| py.check_signals().is_err()))
+        }))
     });
     if let Some(msg) = error.lock().expect("error slot").take() {
         return Err(PyRuntimeError::new_err(msg));
     }
-    let out = match result {
+    let (out, interrupted_at) = match result {
         Ok(Ok(out)) => out,
         Ok(Err(msg)) => return Err(PyValueError::new_err(msg)),
         Err(panic) => {
@@ -72,6 +76,7 @@ fn run(py: Python<'_>, config_json: &str, algorithms: Option<BTreeMap<usize, Py<
     d.set_item("tables", tables)?;
     d.set_item("events_processed", out.events_processed)?;
     d.set_item("pcap_packets", out.pcap_packets)?;
+    d.set_item("interrupted_at_s", interrupted_at.map(|t| t.0 as f64 / 1e9))?;
     Ok(d.unbind())
 }
 

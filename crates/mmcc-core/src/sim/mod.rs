@@ -279,6 +279,22 @@ impl Simulation {
         self.sched.advance_to(until);
     }
 
+    /// Run at most `budget` events due by `until`. Returns true when none is left (the clock is
+    /// then at `until`); false when the budget ran out first (call again to continue: the
+    /// events are the same as with one [`Simulation::run_until`]).
+    pub fn run_some(&mut self, until: Time, budget: u64) -> bool {
+        for _ in 0..budget {
+            match self.sched.pop_until(until) {
+                Some((_, ev)) => self.handle(ev),
+                None => {
+                    self.sched.advance_to(until);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     fn handle(&mut self, ev: Event) {
         let now = self.sched.now();
         match ev {
@@ -657,9 +673,30 @@ pub fn run(cfg: SimConfig) -> Result<RunOutput, String> {
 
 /// [`run`] with caller-supplied algorithm objects for some flows.
 pub fn run_with_algorithms(cfg: SimConfig, custom: BTreeMap<usize, Box<dyn CongestionControl>>) -> Result<RunOutput, String> {
+    run_interruptible(cfg, custom, || false).map(|(out, _)| out)
+}
+
+/// Events between two calls of the interrupt check of [`run_interruptible`].
+pub const INTERRUPT_CHECK_EVENTS: u64 = 200_000;
+
+/// [`run_with_algorithms`] that asks `interrupted` every [`INTERRUPT_CHECK_EVENTS`] events; when
+/// it answers true the run stops there and its output so far is returned with the simulated
+/// time it reached (the output of an uninterrupted run is identical to [`run_with_algorithms`]).
+pub fn run_interruptible(
+    cfg: SimConfig,
+    custom: BTreeMap<usize, Box<dyn CongestionControl>>,
+    mut interrupted: impl FnMut() -> bool,
+) -> Result<(RunOutput, Option<Time>), String> {
     let mut sim = Simulation::with_algorithms(cfg, custom)?;
-    sim.run();
+    let end = Time(sim.cfg.duration.0);
+    let mut stopped = None;
+    while !sim.run_some(end, INTERRUPT_CHECK_EVENTS) {
+        if interrupted() {
+            stopped = Some(sim.now());
+            break;
+        }
+    }
     sim.check_invariants().map_err(|e| format!("internal invariant violated: {e}"))?;
     let pcap = sim.close_pcap()?;
-    Ok(RunOutput::collect(&sim, pcap))
+    Ok((RunOutput::collect(&sim, pcap), stopped))
 }

@@ -181,3 +181,16 @@ def test_ctrl_c_stops_a_long_run_with_partial_results(tmp_path):
     assert time.monotonic() - t0 < 30
     info = json.loads((out / "run.json").read_text())
     assert info["partial"].startswith("interrupted at ")
+
+
+def test_sweep_columns_are_typed(tmp_path):
+    """seed is an integer, parameters are numbers (PER 0 is 0.0 wherever it comes from), the
+    duration is in seconds; SQL compares and sorts them as numbers, and now() works."""
+    from mmcc.experiments.sweep import grid, query, run_sweep
+    run_sweep(grid("thesis-edge", ccas=["newreno"], seeds=[1], params={"per": [0, 1e-7]}, duration="0.5s"),
+              tmp_path, workers=1, progress=False)
+    cols, rows = query(tmp_path, "SELECT seed, param_per, duration_s, typeof(seed), typeof(param_per) "
+                                 "FROM runs WHERE param_per = 0")
+    assert rows == [[1, 0.0, 0.5, "BIGINT", "DOUBLE"]], rows
+    _, rows = query(tmp_path, "SELECT now() IS NOT NULL")
+    assert rows == [[True]]

@@ -71,14 +71,26 @@ class RunSpec:
         return hashlib.sha256(blob).hexdigest()[:20]
 
     def describe(self) -> dict:
-        d = {"scenario": self.scenario, "cca": self.cca or self.config()["flows"][0]["cca"],
-             "seed": self.config()["seed"], "duration": self.duration or ""}
+        """The run's identifying columns, typed: numbers as floats (0 and 0.0 are the same PER
+        level), the seed as an integer, the duration in seconds; text stays text."""
+        cfg = self.config()
+        d = {"scenario": self.scenario, "cca": self.cca or cfg["flows"][0]["cca"],
+             "seed": int(cfg["seed"]), "duration_s": cfg["duration"] / 1e9}
         for k, v in self.params:
-            d[f"param_{k}"] = str(v)
+            d[f"param_{k}"] = _typed(v)
         for k, v in self.sets:
-            d[f"set_{k}"] = str(v)
+            d[f"set_{k}"] = _typed(v)
         d.update(dict(self.labels))
         return d
+
+
+def _typed(v):
+    """A parameter value as a typed column: numbers as float, booleans kept, the rest as text."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float)):
+        return float(v)
+    return str(v)
 
 
 def grid(scenario: str, *, ccas=(None,), seeds=(None,), params: dict | None = None, sets: dict | None = None,
@@ -106,7 +118,7 @@ def _execute(spec: RunSpec, run_dir: str) -> dict:
         r = run_scenario(spec.scenario_obj())
         flows = r.flows.to_pylist()
         f0 = flows[0]
-        row = {"run_id": d.name, **{k: str(v) for k, v in spec.describe().items()}}
+        row = {"run_id": d.name, **spec.describe()}
         for c in SUMMARY_COLUMNS:
             row[c] = float(f0[c])
         # duplicate-ACK ratio within the first 3 s of the first flow (mmS-TCP's table)
@@ -258,8 +270,15 @@ def query(out_dir: str | Path, sql: str):
     pattern = str(files / "*" / "summary.parquet").replace("'", "''")
     con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet('{pattern}', union_by_name=true)")
     try:
-        cur = con.execute(sql)
+        # through Arrow: time-zone-aware values need no Python time-zone package
+        rel = con.sql(sql)
+        if rel is None:  # a statement without a result (e.g. SET)
+            return [], []
+        fetch = getattr(rel, "to_arrow_table", None) or getattr(rel, "arrow")  # duckdb 2 / 1.x
+        table = fetch()
     except duckdb.Error as e:
         raise ValueError(f"query: {' '.join(str(e).split())}") from None
-    cols = [d[0] for d in cur.description]
-    return cols, cur.fetchall()
+    cols = table.column_names
+    data = [table.column(i).to_pylist() if not pa.types.is_timestamp(table.schema.field(i).type)
+            else [str(x) for x in table.column(i).cast(pa.string()).to_pylist()] for i in range(table.num_columns)]
+    return cols, [list(r) for r in zip(*data)] if data else []

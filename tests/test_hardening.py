@@ -194,3 +194,77 @@ def test_sweep_columns_are_typed(tmp_path):
     assert rows == [[1, 0.0, 0.5, "BIGINT", "DOUBLE"]], rows
     _, rows = query(tmp_path, "SELECT now() IS NOT NULL")
     assert rows == [[True]]
+
+
+class _CrashingSpec:
+    """A sweep entry whose run kills its worker process (as the out-of-memory killer would)."""
+
+    def __init__(self, name):
+        from mmcc.experiments.sweep import RunSpec
+        self.inner = RunSpec("dumbbell", cca="newreno", duration="0.2s")
+        self.name = name
+
+    def run_id(self):
+        return f"crash-{self.name}"
+
+    def describe(self):
+        return {"scenario": "crash", "cca": "none", "seed": 0, "duration_s": 0.0}
+
+    def scenario_obj(self):
+        import os
+        import signal
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_run_that_kills_its_worker_fails_alone(tmp_path):
+    """A worker killed mid-run breaks the process pool: the sweep records that run as failed
+    (error.json), finishes every other run, and a re-run skips the finished ones."""
+    import json
+    from mmcc.experiments.sweep import grid, run_sweep
+    good = grid("dumbbell", ccas=["newreno", "cubic", "bic"], seeds=[1], duration="0.2s")
+    specs = good[:2] + [_CrashingSpec("a")] + good[2:]
+    res = run_sweep(specs, tmp_path, workers=2, progress=False)
+    assert res == {"ran": 4, "skipped": 0, "failed": 1}, res
+    err = json.loads((tmp_path / "runs" / "crash-a" / "error.json").read_text())
+    assert "worker process died" in err["error"]
+    assert len(list((tmp_path / "runs").glob("*/summary.parquet"))) == 3
+    assert run_sweep(good, tmp_path, workers=2, progress=False) == {"ran": 0, "skipped": 3, "failed": 0}
+
+
+def test_a_run_over_its_time_limit_is_recorded_and_the_sweep_goes_on(tmp_path):
+    import json
+    from mmcc.experiments.sweep import RunSpec, run_sweep
+    slow = RunSpec("thesis-edge", cca="newreno", duration="600s")
+    quick = RunSpec("dumbbell", cca="newreno", duration="0.2s")
+    res = run_sweep([slow, quick], tmp_path, workers=2, progress=False, time_limit=2.0)
+    assert res["failed"] == 1 and res["ran"] == 2
+    err = json.loads((tmp_path / "runs" / slow.run_id() / "error.json").read_text())
+    assert "time limit exceeded" in err["error"]
+    assert (tmp_path / "runs" / quick.run_id() / "summary.parquet").is_file()
+
+
+def test_corrupt_summary_and_concurrent_sweeps(tmp_path):
+    """A corrupt or foreign summary.parquet is skipped with a warning (query and summaries still
+    work); a second sweep on the same folder is refused while the first holds it; temporary files
+    of a killed sweep are cleaned up."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from mmcc.experiments.sweep import _lock, grid, load_summaries, query, run_sweep
+    specs = grid("dumbbell", ccas=["newreno"], seeds=[1], duration="0.2s")
+    run_sweep(specs, tmp_path, workers=1, progress=False)
+    (tmp_path / "runs" / "junk").mkdir()
+    (tmp_path / "runs" / "junk" / "summary.parquet").write_bytes(b"not parquet")
+    (tmp_path / "runs" / "foreign").mkdir()
+    pq.write_table(pa.table({"x": [1]}), tmp_path / "runs" / "foreign" / "summary.parquet")
+    assert load_summaries(tmp_path).num_rows == 1
+    assert query(tmp_path, "SELECT count(*) FROM runs")[1] == [[1]]
+    stale = tmp_path / "runs" / "junk" / ".summary.parquet.abc.tmp"
+    stale.write_bytes(b"x")
+    held = _lock(tmp_path)
+    try:
+        with pytest.raises(RuntimeError, match="another sweep is writing this folder"):
+            run_sweep(specs, tmp_path, workers=1, progress=False)
+    finally:
+        held.close()
+    assert run_sweep(specs, tmp_path, workers=1, progress=False)["skipped"] == 1
+    assert not stale.exists()

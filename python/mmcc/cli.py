@@ -118,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--seeds", type=int, default=1, help="seeds 1..N (default 1)")
     sw.add_argument("--duration", help='simulated duration of every run, e.g. "10s"')
     sw.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    sw.add_argument("--run-time-limit", type=float, default=None, metavar="SECONDS",
+                    help="stop a run that takes longer than this (wall time) and record it as failed")
     sw.add_argument("--backend", choices=["local", "ray"], default="local",
                     help="local process pool (default) or a Ray cluster")
     sw.add_argument("--address", default=None, help="Ray cluster address (default: start a local Ray instance)")
@@ -264,7 +266,8 @@ def _cmd_sweep(a) -> int:
     specs = grid(scenario, ccas=ccas, seeds=range(1, seeds + 1), params=params, sets=sets, duration=duration)
     for sp in specs:  # every variant must validate: fail before running anything
         sp.config()
-    res = run_sweep(specs, a.out, workers=a.workers, backend=a.backend, address=a.address)
+    res = run_sweep(specs, a.out, workers=a.workers, backend=a.backend, address=a.address,
+                    time_limit=a.run_time_limit)
     t = load_summaries(a.out).to_pylist()
     if t:
         import io

@@ -13,10 +13,12 @@ import hashlib
 import itertools
 import json
 import os
+import signal
 import sys
 import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,9 +112,41 @@ def grid(scenario: str, *, ccas=(None,), seeds=(None,), params: dict | None = No
     return out
 
 
-def _execute(spec: RunSpec, run_dir: str) -> dict:
-    """Run one spec and write its files; returns a small status dict (runs in a worker)."""
+def _record_failure(spec: RunSpec, d: Path, error: str, tb: str = "") -> dict:
+    err = {"run_id": d.name, "spec": spec.describe(), "error": error, "traceback": tb}
+    atomic_write_bytes(d / "error.json", json.dumps(err, indent=1).encode())
+    return {"run_id": d.name, "ok": False, "error": error}
+
+
+class _TimeLimit(Exception):
+    pass
+
+
+def _execute(spec: RunSpec, run_dir: str, time_limit: float | None = None) -> dict:
+    """Run one spec and write its files; returns a small status dict (runs in a worker). A run
+    that exceeds `time_limit` wall seconds is stopped and recorded as failed."""
     d = Path(run_dir)
+    (d / "started").touch()  # tells a crash of the worker from a run that never started
+    timed_out = []
+    if time_limit:
+        def on_alarm(_sig, _frame):
+            timed_out.append(True)
+            raise _TimeLimit
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, time_limit)
+    try:
+        return _execute_run(spec, d)
+    except (KeyboardInterrupt, _TimeLimit):
+        if not timed_out:
+            raise
+        return _record_failure(spec, d, f"time limit exceeded: the run took more than {time_limit:g} s of wall time")
+    finally:
+        if time_limit:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        (d / "started").unlink(missing_ok=True)
+
+
+def _execute_run(spec: RunSpec, d: Path) -> dict:
     t0 = time.perf_counter()
     try:
         r = run_scenario(spec.scenario_obj())
@@ -143,11 +177,38 @@ def _execute(spec: RunSpec, run_dir: str) -> dict:
         # written last: marks the run complete
         write_parquet(pa.Table.from_pylist([row]), d / "summary.parquet", meta)
         return {"run_id": d.name, "ok": True}
-    except Exception as e:  # noqa: BLE001 - recorded, the sweep goes on
-        err = {"run_id": d.name, "spec": spec.describe(), "error": f"{type(e).__name__}: {e}",
-               "traceback": traceback.format_exc()}
-        atomic_write_bytes(d / "error.json", json.dumps(err, indent=1).encode())
-        return {"run_id": d.name, "ok": False, "error": err["error"]}
+    except (Exception, MemoryError) as e:  # noqa: BLE001 - recorded, the sweep goes on
+        return _record_failure(spec, d, f"{type(e).__name__}: {e}", traceback.format_exc())
+
+
+def _run_local(todo, workers: int, time_limit: float | None, on_done) -> None:
+    """A process pool that survives its workers dying (a crash, the out-of-memory killer): the
+    runs that were executing when the pool broke are run again one at a time, and one that kills
+    its worker again is recorded as failed; runs that had not started go back to the pool."""
+    queue, suspects = list(todo), []
+    while queue or suspects:
+        for s, d in suspects:
+            with ProcessPoolExecutor(max_workers=1) as ex:
+                try:
+                    on_done(ex.submit(_execute, s, d, time_limit).result())
+                except BrokenProcessPool:
+                    (Path(d) / "started").unlink(missing_ok=True)
+                    on_done(_record_failure(s, Path(d), "the run's worker process died (killed, e.g. out of memory, "
+                                                        "or crashed)"))
+        suspects = []
+        if not queue:
+            break
+        with ProcessPoolExecutor(max_workers=workers) as ex:
+            futs = {ex.submit(_execute, s, d, time_limit): (s, d) for s, d in queue}
+            queue = []
+            for f in as_completed(futs):
+                try:
+                    on_done(f.result())
+                except BrokenProcessPool:
+                    s, d = futs[f]
+                    started = Path(d) / "started"
+                    (suspects if started.exists() else queue).append((s, d))
+                    started.unlink(missing_ok=True)
 
 
 _last_progress = [0.0]
@@ -174,7 +235,7 @@ def _progress(done: int, total: int, started: float, failed: int):
     sys.stderr.flush()
 
 
-def _run_ray(todo, workers, address, on_done):
+def _run_ray(todo, workers, address, on_done, time_limit=None):
     """Run `_execute` for each (spec, dir) as Ray tasks; results land in the shared output folder."""
     try:
         import ray
@@ -186,7 +247,7 @@ def _run_ray(todo, workers, address, on_done):
         ray.init(ignore_reinit_error=True, log_to_driver=False, **kwargs)
     try:
         task = ray.remote(_execute)
-        pending = [task.remote(s, d) for s, d in todo]
+        pending = [task.remote(s, d, time_limit) for s, d in todo]
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
             for r in ready:
@@ -197,7 +258,7 @@ def _run_ray(todo, workers, address, on_done):
 
 
 def run_sweep(specs: list[RunSpec], out_dir: str | Path, *, workers: int | None = None, progress: bool = True,
-              backend: str = "local", address: str | None = None) -> dict:
+              backend: str = "local", address: str | None = None, time_limit: float | None = None) -> dict:
     """Run every spec not finished yet; returns counts. workers: processes (default: all cores);
     backend "local" (a process pool) or "ray" (`address` of a cluster; default: a local Ray
     instance). With Ray, `out_dir` must be on a file system every node shares."""
@@ -206,6 +267,38 @@ def run_sweep(specs: list[RunSpec], out_dir: str | Path, *, workers: int | None 
     out = Path(out_dir)
     runs = out / "runs"
     runs.mkdir(parents=True, exist_ok=True)
+    lock = _lock(out)
+    try:
+        return _run_sweep_locked(specs, runs, workers, progress, backend, address, time_limit)
+    finally:
+        lock.close()
+
+
+def _lock(out: Path):
+    """An exclusive lock on OUT/.lock for the sweep's lifetime (two sweeps on one folder would do
+    the same runs twice)."""
+    import fcntl
+
+    f = open(out / ".lock", "a+")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.seek(0)
+        holder = f.read().strip() or "?"
+        f.close()
+        raise RuntimeError(f"{out}: another sweep is writing this folder (lock {out / '.lock'} held by pid {holder}); "
+                           "wait for it or use another --out") from None
+    f.seek(0)
+    f.truncate()
+    f.write(str(os.getpid()))
+    f.flush()
+    return f
+
+
+def _run_sweep_locked(specs, runs: Path, workers, progress, backend, address, time_limit) -> dict:
+    # temporary files of writes a killed sweep left behind
+    for tmp in runs.glob("*/.*.tmp"):
+        tmp.unlink(missing_ok=True)
     todo, skipped = [], 0
     seen = set()
     for s in specs:
@@ -219,6 +312,7 @@ def run_sweep(specs: list[RunSpec], out_dir: str | Path, *, workers: int | None 
             continue
         d.mkdir(exist_ok=True)
         (d / "error.json").unlink(missing_ok=True)
+        (d / "started").unlink(missing_ok=True)
         todo.append((s, str(d)))
     total, done, failed = len(todo), 0, 0
     started = time.perf_counter()
@@ -234,21 +328,32 @@ def run_sweep(specs: list[RunSpec], out_dir: str | Path, *, workers: int | None 
 
     if backend == "ray":
         if total:
-            _run_ray(todo, workers, address, on_done)
-    elif workers == 1:
-        for s, d in todo:
-            on_done(_execute(s, d))
+            _run_ray(todo, workers, address, on_done, time_limit)
     elif total:
-        with ProcessPoolExecutor(max_workers=workers) as ex:
-            futs = [ex.submit(_execute, s, d) for s, d in todo]
-            for f in as_completed(futs):
-                on_done(f.result())
+        _run_local(todo, workers, time_limit, on_done)
     return {"ran": total, "skipped": skipped, "failed": failed}
+
+
+def _readable_summaries(out_dir: str | Path) -> list[Path]:
+    """The runs' summary files that are this sweep's: readable Parquet with a run_id column
+    (a corrupt or foreign file is reported on stderr and left out)."""
+    good = []
+    for f in sorted((Path(out_dir) / "runs").glob("*/summary.parquet")):
+        try:
+            ok = "run_id" in pq.read_schema(f).names
+        except Exception as e:  # noqa: BLE001 - any unreadable file is skipped, with its reason
+            sys.stderr.write(f"warning: {f}: not readable as a run summary ({type(e).__name__}: {e}); skipped\n")
+            continue
+        if ok:
+            good.append(f)
+        else:
+            sys.stderr.write(f"warning: {f}: not a run summary of mmcc (no run_id column); skipped\n")
+    return good
 
 
 def load_summaries(out_dir: str | Path) -> pa.Table:
     """The sweep's dataset: one row per finished run (sorted by run_id)."""
-    files = sorted((Path(out_dir) / "runs").glob("*/summary.parquet"))
+    files = _readable_summaries(out_dir)
     if not files:
         return pa.table({})
     tables = [pq.read_table(f) for f in files]
@@ -263,12 +368,12 @@ def query(out_dir: str | Path, sql: str):
         import duckdb
     except ImportError:
         raise RuntimeError("'mmcc query' needs the 'duckdb' package: pip install duckdb") from None
-    files = Path(out_dir) / "runs"
-    if not any(files.glob("*/summary.parquet")):
-        raise ValueError(f"{out_dir}: no finished runs (expected {files}/*/summary.parquet)")
+    files = _readable_summaries(out_dir)
+    if not files:
+        raise ValueError(f"{out_dir}: no finished runs (expected {Path(out_dir) / 'runs'}/*/summary.parquet)")
     con = duckdb.connect()
-    pattern = str(files / "*" / "summary.parquet").replace("'", "''")
-    con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet('{pattern}', union_by_name=true)")
+    listed = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
+    con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet([{listed}], union_by_name=true)")
     try:
         # through Arrow: time-zone-aware values need no Python time-zone package
         rel = con.sql(sql)

@@ -268,3 +268,12 @@ def test_corrupt_summary_and_concurrent_sweeps(tmp_path):
         held.close()
     assert run_sweep(specs, tmp_path, workers=1, progress=False)["skipped"] == 1
     assert not stale.exists()
+
+
+def test_fuzz_target_finds_no_crash_or_hang():
+    """The project's fuzz target (python -m mmcc.fuzz), bounded: 10,000 mutated scenarios and
+    trace files, each a clean rejection naming the key or a run to the end."""
+    from mmcc.fuzz import fuzz
+    t = fuzz(10_000, seed=7)
+    assert t.cases == 10_000 and t.ran > 300 and t.rejected > 5_000
+    assert not t.crashes and not t.hangs, (t.crashes[:5], t.hangs[:5])

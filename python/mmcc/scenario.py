@@ -48,21 +48,25 @@ class _Ctx:
 Parser = Callable[[_Ctx, Any, str], Any]
 
 
-def _quantity(fn, kind: str) -> Parser:
+def _quantity(fn, kind: str, limit: float, shown: str) -> Parser:
     def p(ctx: _Ctx, v, path):
         try:
-            return fn(v)
+            x = fn(v)
         except UnitError as e:
             ctx.fail(path, str(e))
+        if not (isinstance(x, (int, float)) and x == x and abs(x) <= limit):
+            ctx.fail(path, f"{v!r} is out of range; allowed: a {kind} of at most {shown}")
+        return x
 
     p.kind = kind
     return p
 
 
-SIZE = _quantity(parse_size, "size")
-FREQ = _quantity(parse_frequency, "frequency")
-RATE = _quantity(parse_rate, "rate")
-TIME = _quantity(parse_time, "time")
+# upper bounds far above any experiment, below what the core's integers hold
+SIZE = _quantity(parse_size, "size", 2**50, "1PiB")
+FREQ = _quantity(parse_frequency, "frequency", 1e13, "10THz")
+RATE = _quantity(parse_rate, "rate", 1e14, "100Tbps")
+TIME = _quantity(parse_time, "time", 10**17, "1e8s")
 
 
 def INT(lo=None, hi=None) -> Parser:
@@ -304,8 +308,9 @@ def _cca_params(ctx, v, path):
 
 
 def POINT(ctx, v, path):
-    if not (isinstance(v, list) and len(v) == 3 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
-        ctx.fail(path, f"expected a point [x, y, z] in metres, got {v!r}")
+    if not (isinstance(v, list) and len(v) == 3
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and abs(x) <= 1e7 for x in v)):
+        ctx.fail(path, f"expected a point [x, y, z] in metres (finite, at most 1e7 m), got {v!r}")
     return [float(x) for x in v]
 
 
@@ -407,6 +412,23 @@ TOP_FIELDS = ["name", "description", "duration", "seed", "params", "nodes", "lin
               "pcap"]
 
 
+#: Deepest nesting of tables and lists a scenario may have (the format needs 4).
+MAX_DEPTH = 32
+
+
+def check_depth(raw, source: str = "<scenario>") -> None:
+    """Refuse structures nested deeper than MAX_DEPTH (iteratively: no recursion to exhaust)."""
+    stack = [(raw, "", 0)]
+    while stack:
+        v, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ScenarioError(f"{source}: {path or '(top)'}: nested deeper than {MAX_DEPTH} levels")
+        if isinstance(v, dict):
+            stack.extend((x, f"{path}.{k}" if path else str(k), depth + 1) for k, x in v.items())
+        elif isinstance(v, list):
+            stack.extend((x, f"{path}[{i}]", depth + 1) for i, x in enumerate(v))
+
+
 def substitute_params(raw: dict, overrides: dict | None = None, source: str = "<scenario>") -> dict:
     """Replace every string value "$name" by the scenario parameter `name` (from `[params]`,
     overridden by `overrides`)."""
@@ -440,6 +462,7 @@ def substitute_params(raw: dict, overrides: dict | None = None, source: str = "<
 def normalize(raw: dict, source: str = "<scenario>") -> dict:
     """Validate a raw scenario (as parsed from TOML) into the core's run configuration."""
     ctx = _Ctx(source)
+    check_depth(raw, source)
     raw = substitute_params(raw, None, source)
     top = _table(
         ctx, raw, "",
@@ -636,6 +659,7 @@ class Scenario:
 
     @classmethod
     def from_dict(cls, raw: dict, source: str = "<dict>") -> "Scenario":
+        check_depth(raw, source)
         return cls(copy.deepcopy(raw), source)
 
     @classmethod
@@ -672,6 +696,7 @@ class Scenario:
                                         f"{', '.join(sorted(known)) or '(none)'}")
                 raw["params"][k] = v
         for k, v in (sets or {}).items():
+            check_depth(v, f"{self.source}: --set {k}")
             set_path(raw, k, v)
         flows = raw.get("flows") if isinstance(raw.get("flows"), list) else []
         if cca is not None:

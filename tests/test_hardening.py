@@ -277,3 +277,19 @@ def test_fuzz_target_finds_no_crash_or_hang():
     t = fuzz(10_000, seed=7)
     assert t.cases == 10_000 and t.ran > 300 and t.rejected > 5_000
     assert not t.crashes and not t.hangs, (t.crashes[:5], t.hangs[:5])
+
+
+def test_docs_stand_alone_in_a_clone():
+    """No document or source file points outside the repository (../shared/...), and every
+    relative link of the README and docs resolves."""
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    files = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    for f in files + sorted((root / "crates").rglob("*.rs")) + sorted((root / "python").rglob("*.py")):
+        assert "../shared" not in f.read_text(), f
+    for f in files:
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", f.read_text()):
+            if "://" in target:
+                continue
+            assert (f.parent / target).exists(), f"{f.name}: dead link {target}"

@@ -2,7 +2,7 @@
 //! fuzzy-based congestion control algorithm", IEEE Access 9:82812, 2021).
 //!
 //! The paper's fuzzy design is not public; the authors' public ns-3 code uses crisp thresholds,
-//! and that is what this implements, under the name "fbtcp" (../shared/spec/algorithms.md).
+//! and that is what this implements, under the name "fbtcp" (docs/algorithms.md).
 //! Once per RTT (a Vegas-style round with more than 2 RTT samples; otherwise NewReno):
 //! - `r = rtt_base / rtt_min_round` (connection minimum over the round's minimum),
 //!   `diff = cwnd - floor(cwnd r)` segments, `q = r` (the public code's second indicator is the

@@ -2,7 +2,7 @@
 //!
 //! - Congestion avoidance, per ACK: `TimeRatio = (rtt_max + rtt_base) / rtt_cur`,
 //!   `F = sqrt(MSS * TimeRatio)`, `cwnd += F / cwnd` (thesis eq. 5.x), with MSS in **bytes**
-//!   and cwnd in segments (../shared/spec/algorithms.md: with MSS = 1400 and a flat RTT cwnd
+//!   and cwnd in segments (docs/algorithms.md: with MSS = 1400 and a flat RTT cwnd
 //!   grows by about sqrt(2800) = 53 segments per RTT).
 //! - Loss: beta = 0.5. Slow start and RTO: common conventions. Without RTT samples: NewReno.
 

@@ -2,7 +2,7 @@
 //!
 //! Source: RFC 5681 sections 3.1-3.2; ns-3 `TcpNewReno`. Choices where the RFC leaves room:
 //! - Slow start grows cwnd by one MSS per newly acknowledged segment (RFC 3465 byte counting
-//!   without the L limit, as ../shared/spec/algorithms.md states), capped at ssthresh; the
+//!   without the L limit, as docs/algorithms.md states), capped at ssthresh; the
 //!   remainder of the ACK is used for congestion avoidance (Linux `tcp_slow_start`).
 //! - Congestion avoidance grows cwnd by MSS*MSS/cwnd once per ACK (RFC 5681 eq. 3), with the
 //!   fractional part carried in an integer accumulator (Linux `snd_cwnd_cnt`) instead of being

@@ -1,6 +1,6 @@
 //! The radio channel: 3GPP TR 38.901 UMi-Street Canyon path loss (default) or the NYU 28 GHz
 //! model, spatially correlated shadow fading (Gudmundson), blockage and foliage losses,
-//! beamforming gain, thermal noise and SINR (../shared/spec/radio.md).
+//! beamforming gain, thermal noise and SINR (docs/radio.md).
 
 use super::geometry::{dist, dist2d, Vec3, Visibility};
 use crate::rng::Rng;

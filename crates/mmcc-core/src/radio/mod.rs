@@ -1,4 +1,4 @@
-//! The mmWave radio link model (../shared/spec/radio.md): geometry and mobility, the channel
+//! The mmWave radio link model (docs/radio.md): geometry and mobility, the channel
 //! (path loss, shadowing, SINR) and a per-slot link abstraction (link adaptation from a delayed
 //! SINR estimate, BLER, HARQ with chase combining, RLC AM retransmission and discard, a finite
 //! RLC buffer, in-order delivery with head-of-line blocking, outage), or a replayed capacity
@@ -26,7 +26,7 @@ pub struct RadioLinkConfig {
     pub radio: RadioConfig,
 }
 
-/// Every parameter of the radio model, with the defaults of ../shared/spec/radio.md.
+/// Every parameter of the radio model, with the defaults of docs/radio.md.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RadioConfig {

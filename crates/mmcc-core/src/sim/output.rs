@@ -1,5 +1,5 @@
 //! Turning a finished simulation into columnar tables (unit-suffixed column names, see
-//! ../shared/spec/metrics.md).
+//! docs/outputs.md).
 
 use super::Simulation;
 use crate::cca::CaState;

@@ -1,4 +1,4 @@
-//! The thesis' urban scenario (../shared/spec/scenarios.md, family T) built in Rust.
+//! The thesis' urban scenario (scenario family T, docs/experiments.md) built in Rust.
 #![allow(dead_code)]
 use mmcc_core::net::{DirectionConfig, ErrorModelConfig, ErrorUnit, QueueConfig};
 use mmcc_core::radio::{Obstacle, ObstacleKind, RadioConfig, VelocityChange};

@@ -293,3 +293,12 @@ def test_docs_stand_alone_in_a_clone():
             if "://" in target:
                 continue
             assert (f.parent / target).exists(), f"{f.name}: dead link {target}"
+
+
+def test_reproductions_and_sweeps_write_summary_csv(tmp_path):
+    import csv
+    from mmcc.experiments.sweep import grid, run_sweep
+    run_sweep(grid("dumbbell", ccas=["newreno", "cubic"], seeds=[1], duration="0.2s"), tmp_path, workers=1,
+              progress=False)
+    rows = list(csv.DictReader((tmp_path / "summary.csv").open()))
+    assert sorted(r["cca"] for r in rows) == ["cubic", "newreno"]

@@ -269,16 +269,6 @@ def _cmd_sweep(a) -> int:
     res = run_sweep(specs, a.out, workers=a.workers, backend=a.backend, address=a.address,
                     time_limit=a.run_time_limit)
     t = load_summaries(a.out).to_pylist()
-    if t:
-        import io
-
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=list(t[0].keys()), extrasaction="ignore")
-        w.writeheader()
-        w.writerows(t)
-        from .results import atomic_write_bytes
-
-        atomic_write_bytes(Path(a.out) / "summary.csv", buf.getvalue().encode())
     print(f"sweep: {res['ran']} run, {res['skipped']} already done, {res['failed']} failed; "
           f"{len(t)} runs in {a.out}/runs (summary: {a.out}/summary.csv)")
     return 1 if res["failed"] else 0

@@ -269,9 +269,29 @@ def run_sweep(specs: list[RunSpec], out_dir: str | Path, *, workers: int | None 
     runs.mkdir(parents=True, exist_ok=True)
     lock = _lock(out)
     try:
-        return _run_sweep_locked(specs, runs, workers, progress, backend, address, time_limit)
+        counts = _run_sweep_locked(specs, runs, workers, progress, backend, address, time_limit)
+        write_summary_csv(out)
+        return counts
     finally:
         lock.close()
+
+
+def write_summary_csv(out_dir: str | Path) -> Path | None:
+    """OUT/summary.csv: every finished run's summary row (sweeps and reproductions)."""
+    import csv
+    import io
+
+    rows = load_summaries(out_dir).to_pylist()
+    if not rows:
+        return None
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=cols)
+    w.writeheader()
+    w.writerows(rows)
+    path = Path(out_dir) / "summary.csv"
+    atomic_write_bytes(path, buf.getvalue().encode())
+    return path
 
 
 def _lock(out: Path):

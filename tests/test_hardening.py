@@ -302,3 +302,12 @@ def test_reproductions_and_sweeps_write_summary_csv(tmp_path):
               progress=False)
     rows = list(csv.DictReader((tmp_path / "summary.csv").open()))
     assert sorted(r["cca"] for r in rows) == ["cubic", "newreno"]
+
+
+def test_unreachable_ray_cluster_fails_fast_and_writes_nothing(mmcc_cli, tmp_path):
+    import time
+    t0 = time.monotonic()
+    r = mmcc_cli("sweep", "dumbbell", "--cca", "newreno", "--seeds", "1", "--duration", "0.1s", "--backend", "ray",
+                 "--address", "127.0.0.1:1", "--out", tmp_path / "s")
+    assert r.returncode != 0 and "cannot reach the Ray cluster at 127.0.0.1:1" in r.stderr, r.stderr
+    assert time.monotonic() - t0 < 30 and not (tmp_path / "s").exists()

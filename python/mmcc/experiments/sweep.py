@@ -235,6 +235,21 @@ def _progress(done: int, total: int, started: float, failed: int):
     sys.stderr.flush()
 
 
+def _probe_ray(address: str, timeout: float = 5.0) -> None:
+    """Fail fast (one line) when a Ray cluster's HOST:PORT does not answer."""
+    import socket
+
+    host, _, port = address.rpartition(":")
+    if address.startswith("ray://"):
+        host, _, port = address[len("ray://"):].rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"--address {address!r}: expected HOST:PORT of a Ray cluster's head node")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise RuntimeError(f"cannot reach the Ray cluster at {address} ({e.strerror or e}); nothing was run") from None
+
+
 def _run_ray(todo, workers, address, on_done, time_limit=None):
     """Run `_execute` for each (spec, dir) as Ray tasks; results land in the shared output folder."""
     try:
@@ -243,7 +258,9 @@ def _run_ray(todo, workers, address, on_done, time_limit=None):
         raise RuntimeError("the Ray backend needs the 'ray' package: pip install 'mmcc[ray]'") from None
     started_here = not ray.is_initialized()
     if started_here:
-        kwargs = {"address": address} if address else {"num_cpus": workers, "include_dashboard": False}
+        # a local instance listens on the loopback interface only
+        kwargs = {"address": address} if address else {"num_cpus": workers, "include_dashboard": False,
+                                                        "_node_ip_address": "127.0.0.1"}
         ray.init(ignore_reinit_error=True, log_to_driver=False, **kwargs)
     try:
         task = ray.remote(_execute)
@@ -264,6 +281,8 @@ def run_sweep(specs: list[RunSpec], out_dir: str | Path, *, workers: int | None 
     instance). With Ray, `out_dir` must be on a file system every node shares."""
     if backend not in ("local", "ray"):
         raise ValueError(f"unknown backend {backend!r}; choose local or ray")
+    if backend == "ray" and address:
+        _probe_ray(address)  # before anything is written
     out = Path(out_dir)
     runs = out / "runs"
     runs.mkdir(parents=True, exist_ok=True)

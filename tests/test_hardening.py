@@ -311,3 +311,24 @@ def test_unreachable_ray_cluster_fails_fast_and_writes_nothing(mmcc_cli, tmp_pat
                  "--address", "127.0.0.1:1", "--out", tmp_path / "s")
     assert r.returncode != 0 and "cannot reach the Ray cluster at 127.0.0.1:1" in r.stderr, r.stderr
     assert time.monotonic() - t0 < 30 and not (tmp_path / "s").exists()
+
+
+def test_valid_but_suspicious_values_warn(mmcc_cli, tmp_path):
+    r = mmcc_cli("run", "thesis-edge", "--duration", "0.5s", "--param", "rlc_buffer=20", "--param", "per=0.5",
+                 "--no-plot", "--out", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "rlc_buffer.limit: 20 is 20 bytes" in r.stderr and "0.5 per byte loses almost every packet" in r.stderr
+
+
+def test_runs_get_their_own_folder_and_stale_files_go(mmcc_cli, tmp_path):
+    r1 = mmcc_cli("run", "dumbbell", "--duration", "0.2s", "--cca", "cubic", "--no-plot", cwd=tmp_path)
+    r2 = mmcc_cli("run", "dumbbell", "--duration", "0.2s", "--cca", "bbr", "--no-plot", cwd=tmp_path)
+    assert r1.returncode == 0 and r2.returncode == 0, r1.stderr + r2.stderr
+    assert (tmp_path / "out" / "dumbbell-cubic-s1" / "run.json").is_file()
+    assert (tmp_path / "out" / "dumbbell-bbr-s1" / "run.json").is_file()
+    # the same folder again without figures: the old figure is removed, not left beside new tables
+    out = tmp_path / "o"
+    assert mmcc_cli("run", "dumbbell", "--duration", "0.2s", "--out", out).returncode == 0
+    assert (out / "overview.png").is_file()
+    assert mmcc_cli("run", "dumbbell", "--duration", "0.2s", "--out", out, "--no-plot").returncode == 0
+    assert not (out / "overview.png").exists() and (out / "run.json").is_file()

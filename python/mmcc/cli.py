@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="algorithm parameter override (repeatable)")
     r.add_argument("--trace", action="store_true", help="also record every RTT sample, delivered segment and cwnd change")
     r.add_argument("--pcap", metavar="LINK[:forward|reverse]", help="capture one link direction to OUT/capture.pcap")
-    r.add_argument("--out", default=None, help="output folder (default: out/<scenario>)")
+    r.add_argument("--out", default=None, help="output folder (default: out/<scenario>-<cca>-s<seed>)")
     r.add_argument("--no-plot", action="store_true", help="skip the PNG")
 
     e = sub.add_parser("export-trace", help="write a run's radio capacity as a Mahimahi mm-link trace",
@@ -158,7 +158,10 @@ def _cmd_run(a) -> int:
     sets = _parsed(a.sets)
     if a.trace:
         sets["record.trace"] = True
-    out = Path(a.out) if a.out else Path("out") / sc.name
+    # default: a folder per scenario, algorithm and seed, so runs do not overwrite each other
+    cca_tag = (a.cca.rpartition(":")[2] if a.cca else None) or sc.config["flows"][0]["cca"]
+    seed_tag = a.seed if a.seed is not None else sc.config["seed"]
+    out = Path(a.out) if a.out else Path("out") / f"{sc.name}-{cca_tag}-s{seed_tag}"
     if a.pcap:
         link, _, direction = a.pcap.partition(":")
         if not link.isdigit():
@@ -174,6 +177,8 @@ def _cmd_run(a) -> int:
     scenario_params = _parsed(a.params)
     result = run(sc, cca=cca, cca_params=params or None, seed=a.seed, duration=a.duration, sets=sets,
                  params=scenario_params or None, out_dir=out, allow_partial=True)
+    for w in result.scenario.warnings:
+        sys.stderr.write(f"warning: {w}\n")
     profiles = sorted(set(result.flows.column("tcp_profile").to_pylist()))
     print(f"scenario {sc.name} ({sc.source}), seed {result.scenario.config['seed']}, "
           f"TCP profile {'/'.join(profiles)}, {result.scenario.config['duration'] / 1e9:g} s simulated in {result.wall_seconds:.2f} s wall "
@@ -186,13 +191,28 @@ def _cmd_run(a) -> int:
         written.append(overview(result, out / "overview.png"))
         written.extend(radio_figures(result, out))
     if result.pcap_packets is not None:
-        print(f"pcap: {result.pcap_packets} packets in {out / result.scenario.config['pcap']['path']}")
+        written.append(out / result.scenario.config["pcap"]["path"])
+        print(f"pcap: {result.pcap_packets} packets in {written[-1]}")
+    _remove_stale_outputs(out, written)
     print(f"wrote {len(written)} files to {out}/")
     if result.interrupted_at_s is not None:
         sys.stderr.write(f"interrupted at {result.interrupted_at_s:.3f} s of simulated time: the files in {out}/ are "
                          "partial (run.json: \"partial\")\n")
         return 130
     return 0
+
+
+#: Files a run writes (tables, figures, capture): what a later run in the same folder replaces.
+_RUN_OUTPUT_GLOBS = ("*.parquet", "*.png", "run.json", "*.pcap")
+
+
+def _remove_stale_outputs(out: Path, written: list) -> None:
+    """Remove output files of an earlier run in `out` that this run did not write."""
+    keep = {Path(p).resolve() for p in written}
+    for pattern in _RUN_OUTPUT_GLOBS:
+        for f in out.glob(pattern):
+            if f.resolve() not in keep and f.is_file() and not f.is_symlink():
+                f.unlink()
 
 
 def _load_python_cca(spec: str):

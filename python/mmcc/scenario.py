@@ -39,6 +39,11 @@ class ScenarioError(ValueError):
 class _Ctx:
     def __init__(self, source: str):
         self.source = source
+        self.warnings: list[str] = []
+
+    def warn(self, path: str, msg: str):
+        """A value that is valid but almost surely a mistake (shown, not refused)."""
+        self.warnings.append(f"{self.source}: {path}: {msg}")
 
     def fail(self, path: str, msg: str):
         where = f"{self.source}: {path}" if path else self.source
@@ -56,6 +61,8 @@ def _quantity(fn, kind: str, limit: float, shown: str) -> Parser:
             ctx.fail(path, str(e))
         if not (isinstance(x, (int, float)) and x == x and abs(x) <= limit):
             ctx.fail(path, f"{v!r} is out of range; allowed: a {kind} of at most {shown}")
+        if kind == "size" and isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1000:
+            ctx.warn(path, f"{v!r} is {v} bytes (a bare number is bytes); write the unit, e.g. \"{v}MiB\"")
         return x
 
     p.kind = kind
@@ -200,9 +207,16 @@ def _queue(ctx, v, path):
     return out
 
 
+#: Error rates above these lose almost every packet (a 1500-byte packet: 12,000 bits, 1,500 bytes).
+_LOSSY = {"bit": 1e-4, "byte": 1e-3, "packet": 0.3}
+
+
 def _error(ctx, v, path):
     t = _table(ctx, v, path, {"unit": ONE_OF("bit", "byte", "packet"), "rate": FLOAT(0.0, 1.0)},
                required=("unit", "rate"))
+    if t["rate"] > _LOSSY[t["unit"]]:
+        ctx.warn(f"{path}.rate", f"{t['rate']:g} per {t['unit']} loses almost every packet "
+                                 f"(above {_LOSSY[t['unit']]:g} per {t['unit']}); is the unit right?")
     return {"unit": t["unit"], "rate": t["rate"]}
 
 
@@ -459,9 +473,12 @@ def substitute_params(raw: dict, overrides: dict | None = None, source: str = "<
     return out
 
 
-def normalize(raw: dict, source: str = "<scenario>") -> dict:
-    """Validate a raw scenario (as parsed from TOML) into the core's run configuration."""
+def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = None) -> dict:
+    """Validate a raw scenario (as parsed from TOML) into the core's run configuration; values
+    that are valid but almost surely mistakes are appended to `warnings`."""
     ctx = _Ctx(source)
+    if warnings is not None:
+        ctx.warnings = warnings
     check_depth(raw, source)
     raw = substitute_params(raw, None, source)
     top = _table(
@@ -656,6 +673,7 @@ class Scenario:
     raw: dict
     source: str = "<dict>"
     _config: dict | None = field(default=None, repr=False)
+    _warnings: list = field(default_factory=list, repr=False)
 
     @classmethod
     def from_dict(cls, raw: dict, source: str = "<dict>") -> "Scenario":
@@ -717,8 +735,15 @@ class Scenario:
     @property
     def config(self) -> dict:
         if self._config is None:
-            self._config = normalize(self.raw, self.source)
+            self._warnings = []
+            self._config = normalize(self.raw, self.source, self._warnings)
         return self._config
+
+    @property
+    def warnings(self) -> list[str]:
+        """Valid values that are almost surely mistakes (e.g. a bare number as a buffer size)."""
+        self.config  # noqa: B018 - normalizes once
+        return list(self._warnings)
 
     @property
     def name(self) -> str:

@@ -332,3 +332,16 @@ def test_runs_get_their_own_folder_and_stale_files_go(mmcc_cli, tmp_path):
     assert (out / "overview.png").is_file()
     assert mmcc_cli("run", "dumbbell", "--duration", "0.2s", "--out", out, "--no-plot").returncode == 0
     assert not (out / "overview.png").exists() and (out / "run.json").is_file()
+
+
+def test_buffer_limited_flows_are_flagged(mmcc_cli, tmp_path):
+    """A 64 KB receive buffer on a 100 Mb/s, 40 ms path caps the flow: the summary says so."""
+    f = tmp_path / "s.toml"
+    f.write_text('duration = "2s"\nnodes = ["a", "b"]\n[[links]]\nbetween = ["a", "b"]\nrate = "100Mbps"\n'
+                 'delay = "20ms"\n[tcp]\nrecv_buffer = "64KB"\n[[flows]]\nfrom = "a"\nto = "b"\ncca = "cubic"\n')
+    r = mmcc_cli("run", f, "--no-plot", "--out", tmp_path / "o")
+    assert r.returncode == 0 and "flow 0 was limited by the receive window" in r.stderr, r.stderr
+    g = tmp_path / "g.toml"
+    g.write_text(f.read_text().replace('recv_buffer = "64KB"', 'recv_buffer = "64MiB"'))
+    r = mmcc_cli("run", g, "--no-plot", "--out", tmp_path / "p")
+    assert r.returncode == 0 and "limited by" not in r.stderr, r.stderr

@@ -184,6 +184,12 @@ def _cmd_run(a) -> int:
           f"TCP profile {'/'.join(profiles)}, {result.scenario.config['duration'] / 1e9:g} s simulated in {result.wall_seconds:.2f} s wall "
           f"({result.events_processed:,} events)")
     print(result.summary_text())
+    f = result.flows.to_pydict()
+    for i, (rw, sb) in enumerate(zip(f["rwnd_limited_ratio"], f["sndbuf_limited_ratio"])):
+        for share, what, key in ((rw, "the receive window", "tcp.recv_buffer"), (sb, "the send buffer", "tcp.send_buffer")):
+            if share > 0.5:
+                sys.stderr.write(f"warning: flow {i} was limited by {what} in {100 * share:.0f} % of the times it "
+                                 f"stopped sending; raise {key} if the path should be the limit\n")
     written = result.write(out)
     if not a.no_plot:
         from .plots import overview, radio_figures

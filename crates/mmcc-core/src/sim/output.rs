@@ -49,7 +49,7 @@ fn flows_table(sim: &Simulation) -> Table {
         "fast_retransmits", "rtos", "acks_received", "dupacks", "dupack_ratio", "data_received",
         "dup_data_received", "acks_sent", "drops_queue_full", "drops_aqm", "drops_error_model",
         "drops_link_down", "drops_mtu", "drops_rlc_discard", "ack_drops", "final_cwnd_bytes", "final_ssthresh_bytes",
-        "srtt_ms", "rto_ms",
+        "srtt_ms", "rto_ms", "rwnd_limited_ratio", "sndbuf_limited_ratio",
     ]
     .iter()
     .map(|c| (*c, Vec::with_capacity(n)))
@@ -120,6 +120,8 @@ fn flows_table(sim: &Simulation) -> Table {
             if s.cc.ssthresh == u64::MAX { f64::NAN } else { s.cc.ssthresh as f64 },
             ms(s.rtt.srtt()),
             s.rtt.rto().millis_f64(),
+            s.stops.ratios().0,
+            s.stops.ratios().1,
         ];
         for (col, v) in cols.iter_mut().zip(vals) {
             col.1.push(v);

@@ -79,6 +79,12 @@ impl App {
         add
     }
 
+    /// A bulk application with data left: it would write now if the send buffer had room (a
+    /// rate-capped one counts the writes a full buffer refused in `skipped_writes`).
+    pub fn wants_more(&self) -> bool {
+        matches!(self.cfg, AppConfig::Bulk { .. }) && !self.finished()
+    }
+
     /// When the next write is due (rate-capped application with data left).
     pub fn next_write_time(&self) -> Option<Time> {
         match self.cfg {

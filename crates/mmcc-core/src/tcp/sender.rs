@@ -14,6 +14,25 @@ use crate::engine::LazyTimer;
 use crate::net::{FlowId, NodeId, Packet};
 use crate::time::{Bandwidth, Dur, Time};
 
+/// Counts of what stopped the sender while it had data to send.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SendStops {
+    pub cwnd: u64,
+    pub rwnd: u64,
+    pub sndbuf: u64,
+}
+
+impl SendStops {
+    /// Shares of the stops due to the receive window and to the send buffer.
+    pub fn ratios(&self) -> (f64, f64) {
+        let n = (self.cwnd + self.rwnd + self.sndbuf) as f64;
+        if n == 0.0 {
+            return (0.0, 0.0);
+        }
+        (self.rwnd as f64 / n, self.sndbuf as f64 / n)
+    }
+}
+
 pub struct TcpSender {
     pub flow: FlowId,
     pub node: NodeId,
@@ -44,6 +63,10 @@ pub struct TcpSender {
     /// cwnd-limited during the current window, the most it had outstanding, and the sequence
     /// that ends the window.
     cwnd_limited: bool,
+    /// What ended each sending opportunity that left data unsent: cwnd, the peer's receive
+    /// window, the send buffer (data waiting in the application, none writable). For the
+    /// summary's "limited by" ratios and the warning on buffer-limited flows.
+    pub stops: SendStops,
     max_outstanding: u64,
     cwnd_usage_seq: u64,
     rto_timer: LazyTimer,
@@ -93,6 +116,7 @@ impl TcpSender {
             prr: Prr::default(),
             rwnd: u64::MAX,
             cwnd_limited: false,
+            stops: SendStops::default(),
             max_outstanding: 0,
             cwnd_usage_seq: 0,
             rto_timer: LazyTimer::new(),
@@ -183,6 +207,9 @@ impl TcpSender {
             // Rule 2: new data.
             let avail = self.app.written - self.sb.snd_nxt;
             if avail == 0 {
+                if pipe + self.mss <= self.cc.cwnd && self.buffer_space() == 0 && self.app.wants_more() {
+                    self.stops.sndbuf += 1; // the buffer is full of unacknowledged data
+                }
                 if pipe + self.mss <= self.cc.cwnd && self.buffer_space() > 0 {
                     // Application-limited (the application has no data although the send
                     // buffer has room; a full buffer is not the application's doing): mark
@@ -201,10 +228,14 @@ impl TcpSender {
                 break;
             }
             if self.sb.outstanding() + len > self.rwnd {
+                self.stops.rwnd += 1;
                 break;
             }
             self.cc.app_limited = false;
             self.send_new(len as u32, ctx);
+        }
+        if cwnd_blocked {
+            self.stops.cwnd += 1;
         }
         self.cwnd_validate(cwnd_blocked);
     }

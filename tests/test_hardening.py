@@ -345,3 +345,17 @@ def test_buffer_limited_flows_are_flagged(mmcc_cli, tmp_path):
     g.write_text(f.read_text().replace('recv_buffer = "64KB"', 'recv_buffer = "64MiB"'))
     r = mmcc_cli("run", g, "--no-plot", "--out", tmp_path / "p")
     assert r.returncode == 0 and "limited by" not in r.stderr, r.stderr
+
+
+def test_unreadable_scenarios_and_secret_traces(mmcc_cli, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b"\xff\xfe not utf-8")
+    _one_clean_error(mmcc_cli("run", bad), "not a UTF-8 text file")
+    secret = tmp_path / "secret.mm"
+    secret.write_text("root:hunter2\n")
+    sc = tmp_path / "t.toml"
+    sc.write_text(f'duration="1s"\nnodes=["a","b"]\n[[radios]]\ngnb="a"\nue="b"\ntrace="{secret}"\n'
+                  '[[flows]]\nfrom="a"\nto="b"\ncca="newreno"\n')
+    r = mmcc_cli("run", sc)
+    _one_clean_error(r, "secret.mm:1")
+    assert "hunter2" not in r.stderr

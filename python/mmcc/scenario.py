@@ -683,14 +683,21 @@ class Scenario:
     @classmethod
     def from_file(cls, path: str | Path) -> "Scenario":
         p = Path(path)
+        if p.exists() and not p.is_file():
+            raise ScenarioError(f"{path}: not a regular file (a scenario is a TOML file)")
         try:
-            text = p.read_text()
+            text = p.read_text(encoding="utf-8")
         except OSError as e:
             raise ScenarioError(f"{path}: cannot read: {e.strerror or e}") from None
+        except UnicodeDecodeError as e:
+            raise ScenarioError(f"{path}: not a UTF-8 text file (byte {e.start}); a scenario is a TOML file") from None
         try:
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+        except RecursionError:
+            raise ScenarioError(f"{path}: nested too deeply (at most {MAX_DEPTH} levels)") from None
+        check_depth(raw, str(path))
         return cls(raw, str(path))
 
     @classmethod

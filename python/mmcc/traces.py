@@ -43,7 +43,7 @@ def read_mahimahi(path: str | Path) -> list[int]:
             if not line:
                 continue
             if not line.isdigit() or int(line) <= 0:
-                raise ValueError(f"{path}:{n}: expected a positive integer millisecond timestamp, got {line!r}")
+                raise ValueError(f"{path}:{n}: expected a positive integer millisecond timestamp (the line is not quoted here)")
             stamps.append(int(line))
     if not stamps:
         raise ValueError(f"{path}: the trace is empty")

@@ -17,7 +17,9 @@
 //! Window: per ACK `cwnd += N / cwnd` (N segments per RTT); per loss `cwnd = cwnd (1 - y)` with
 //! `y = eta / ((2 eta - 1) N + 1)`, eta = 2 (so y = 2 / (3N + 1)), and `ssthresh = cwnd`.
 //! Timeout: `cwnd = 2 IW`, N = 1. Initial window 2 IW, ssthresh unlimited (standard slow start
-//! until the first loss).
+//! until the first loss). In the `ns3` profile the 2 IW after a timeout takes effect at the first
+//! ACK after it, as in the ns-3 port (`ns3/model/tcp-dtcp.cc`): ns-3 sets cwnd to one segment
+//! after telling the class of the timeout, so a `TcpCongestionOps` cannot do it earlier.
 
 use super::util::{add_segments, slow_start_then_ca, FracAcc, RoundRate};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, ParamSpec, Params};
@@ -45,6 +47,8 @@ pub struct Dtcp {
     sinr_avg: Option<f64>,
     rate: RoundRate,
     acc: FracAcc,
+    /// ns3 profile: 2 IW is due at the next ACK (after a timeout).
+    restore_after_timeout: bool,
 }
 
 impl Dtcp {
@@ -59,6 +63,7 @@ impl Dtcp {
             sinr_avg: None,
             rate: RoundRate::default(),
             acc: FracAcc::default(),
+            restore_after_timeout: false,
         }
     }
     pub fn n(&self) -> f64 {
@@ -99,6 +104,9 @@ impl CongestionControl for Dtcp {
         cc.cwnd = 2 * cc.initial_cwnd; // initial window 2 IW
     }
     fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        if std::mem::take(&mut self.restore_after_timeout) {
+            cc.cwnd = cc.cwnd.max(2 * cc.initial_cwnd); // ns3: the timeout's 2 IW, one ACK later
+        }
         // eq. 5: bytes acknowledged in the epoch / its duration, in Mb/s
         if let Some(bytes_per_s) = self.rate.on_ack(cc, ack.rtt, cc.snd_una).and_then(|r| r.rate) {
             self.epoch(bytes_per_s * 8.0 / 1e6, cc.sinr_db, cc.cwnd_segments());
@@ -116,7 +124,12 @@ impl CongestionControl for Dtcp {
     }
     fn on_congestion_event(&mut self, cc: &mut CcState, ev: &CongestionEvent) {
         if ev.kind == CongestionKind::Timeout {
-            cc.cwnd = 2 * cc.initial_cwnd; // timeout: cwnd = 2 IW, N = 1
+            // timeout: cwnd = 2 IW, N = 1
+            if cc.ns3() {
+                self.restore_after_timeout = true;
+            } else {
+                cc.cwnd = 2 * cc.initial_cwnd;
+            }
             self.n = 1.0;
         }
     }
@@ -138,6 +151,25 @@ mod tests {
         assert_eq!(d.decrease(), 0.2);
         let cc = state(1000, 100, 10);
         assert_eq!(d.ssthresh(&cc), 80_000);
+    }
+
+    #[test]
+    fn timeout_restores_two_initial_windows_at_once_or_at_the_next_ack_in_ns3() {
+        use crate::cca::{testing::loss, CongestionKind, Profile};
+        for profile in [Profile::Linux, Profile::Ns3] {
+            let mut d = Dtcp::new(0.9, 0.5, 0.2, 2.0);
+            d.n = 5.0;
+            let mut cc = state(1000, 100, 50);
+            cc.profile = profile;
+            let ev = loss(CongestionKind::Timeout, &cc);
+            cc.cwnd = 1000; // the stack's one segment after an RTO
+            d.on_congestion_event(&mut cc, &ev);
+            assert_eq!(d.n(), 1.0);
+            let expect_now = if profile == Profile::Ns3 { 1000 } else { 20_000 };
+            assert_eq!(cc.cwnd, expect_now, "{profile:?}");
+            d.on_ack(&mut cc, &crate::cca::testing::ack(1, 1000, None));
+            assert_eq!(cc.cwnd, 20_000, "{profile:?}: 2 IW after the first ACK at the latest");
+        }
     }
 
     #[test]

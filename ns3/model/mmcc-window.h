@@ -132,6 +132,52 @@ class PerRttRound
     uint32_t m_samples{0};
 };
 
+/**
+ * \brief Throughput over fixed intervals as a receiver's application sees it: the bytes
+ * cumulatively acknowledged during each interval of at least `interval`, closed at the first
+ * ACK after it ends (util::IntervalThroughput).
+ */
+class IntervalThroughput
+{
+  public:
+    explicit IntervalThroughput(Time interval)
+        : m_interval(interval)
+    {
+    }
+
+    /// Feed an ACK; LastRate() then holds the rate of the last closed interval.
+    void OnAck(Ptr<const TcpSocketState> tcb)
+    {
+        Time now = Simulator::Now();
+        if (!m_started)
+        {
+            m_started = true;
+            m_start = now;
+            m_unaAtStart = tcb->m_lastAckedSeq;
+        }
+        Time dt = now - m_start;
+        if (dt >= m_interval && dt.IsStrictlyPositive())
+        {
+            m_last = std::max<int64_t>(0, tcb->m_lastAckedSeq - m_unaAtStart) / dt.GetSeconds();
+            m_start = now;
+            m_unaAtStart = tcb->m_lastAckedSeq;
+        }
+    }
+
+    /// Bytes per second of the last closed interval (negative: none yet).
+    double LastRate() const
+    {
+        return m_last;
+    }
+
+  private:
+    Time m_interval;
+    bool m_started{false};
+    Time m_start;
+    SequenceNumber32 m_unaAtStart{0};
+    double m_last{-1.0};
+};
+
 /// ns-3 TcpNewReno::SlowStart: one segment per ACK that acknowledges at least one; returns the
 /// segments left over.
 inline uint32_t

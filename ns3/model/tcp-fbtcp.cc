@@ -92,6 +92,7 @@ TcpFbTcp::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time&
     {
         m_baseRtt = std::min(m_baseRtt, rtt);
     }
+    m_throughput.OnAck(tcb);
 }
 
 void
@@ -195,11 +196,12 @@ TcpFbTcp::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
     NS_LOG_FUNCTION(this << tcb << segmentsAcked);
     mmcc::ClosedRound closed;
     bool roundEnd = m_round.OnAck(tcb, tcb->m_lastRtt, closed);
-    if (roundEnd && closed.ackRate >= 0.0 && m_baseRtt != Time::Max())
+    if (roundEnd && m_throughput.LastRate() >= 0.0 && m_baseRtt != Time::Max())
     {
-        // W* = running max of 1.05 delivery_rate rtt_base / MSS
-        m_wStar = std::max(m_wStar.Get(),
-                           1.05 * closed.ackRate * m_baseRtt.GetSeconds() / tcb->m_segmentSize);
+        // W* = running max of 1.05 throughput rtt_base / MSS
+        m_wStar =
+            std::max(m_wStar.Get(),
+                     1.05 * m_throughput.LastRate() * m_baseRtt.GetSeconds() / tcb->m_segmentSize);
     }
     if (tcb->m_cWnd < tcb->m_ssThresh)
     {

@@ -6,9 +6,10 @@
  *
  * Once per RTT (a Vegas-style round with more than 2 RTT samples; otherwise NewReno):
  * r = rtt_base / rtt_min_round, diff = cwnd - floor(cwnd r), q = r; the cap
- * W* = running max of 1.05 rate rtt_base / MSS, where rate is the round's acknowledgement rate
- * (the authors' class is fed a throughput from its script instead); convergence (cwnd <= W*)
- * and divergence tables; then ssthresh = max(ssthresh, 0.75 cwnd). Initial ssthresh at most 900
+ * W* = running max of 1.05 throughput rtt_base / MSS at each round's end, the throughput being the
+ * bytes delivered in order (cumulative ACK) over the last 100 ms interval: the authors' class is
+ * given the receiver's application throughput every 100 ms by their script; convergence (cwnd <=
+ * W*) and divergence tables; then ssthresh = max(ssthresh, 0.75 cwnd). Initial ssthresh at most 900
  * segments. Loss: ssthresh = max(min(ssthresh, cwnd - 1), 2) segments.
  *
  * SPDX-License-Identifier: GPL-2.0-only
@@ -69,6 +70,7 @@ class TcpFbTcp : public TcpNewReno
     uint32_t m_streak{0};
     bool m_initialised{false};
     mmcc::PerRttRound m_round;
+    mmcc::IntervalThroughput m_throughput{MilliSeconds(100)};
     mmcc::FractionalWindow m_window;
 };
 

@@ -250,6 +250,37 @@ class FbTcpTestCase : public TestCase
     }
 };
 
+/// FB-TCP: W* from the throughput of the last 100 ms interval and rtt_base.
+class FbTcpCapTestCase : public TestCase
+{
+  public:
+    FbTcpCapTestCase()
+        : TestCase("FB-TCP: cap from the 100 ms throughput")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TcpFbTcp> f = CreateObject<TcpFbTcp>();
+        Ptr<TcpSocketState> tcb = State(1000, 100, 1000000);
+        tcb->m_highTxMark = SequenceNumber32(100000);
+        f->PktsAcked(tcb, 1, MilliSeconds(20)); // the 100 ms interval starts: una 0
+        f->IncreaseWindow(tcb, 1);              // the round starts: its end is 100000
+        Simulator::Schedule(MilliSeconds(100), [f, tcb]() {
+            // 500,000 bytes delivered in order in 100 ms = 5 MB/s; the ACK also ends the round
+            tcb->m_lastAckedSeq = SequenceNumber32(500000);
+            tcb->m_highTxMark = SequenceNumber32(600000);
+            f->PktsAcked(tcb, 1, MilliSeconds(20));
+            f->IncreaseWindow(tcb, 1);
+        });
+        Simulator::Run();
+        Simulator::Destroy();
+        // W* = 1.05 * 5e6 B/s * 0.02 s / 1000 B = 105 segments
+        NS_TEST_ASSERT_MSG_EQ_TOL(f->Cap(), 105.0, 1e-9, "W*");
+    }
+};
+
 /// Two nodes, one 10 Mb/s link with a 100-packet drop-tail queue: each class must fill it.
 class FillsTheLinkTestCase : public TestCase
 {
@@ -310,6 +341,7 @@ class MmccTcpTestSuite : public TestSuite
         AddTestCase(new MmsTcpTestCase, TestCase::QUICK);
         AddTestCase(new DtcpTestCase, TestCase::QUICK);
         AddTestCase(new FbTcpTestCase, TestCase::QUICK);
+        AddTestCase(new FbTcpCapTestCase, TestCase::QUICK);
         for (const char* t : {"ns3::TcpRttv",
                               "ns3::TcpMssCca",
                               "ns3::TcpMrvhs",

@@ -7,11 +7,11 @@
 //! - `r = rtt_base / rtt_min_round` (connection minimum over the round's minimum),
 //!   `diff = cwnd - floor(cwnd r)` segments, `q = r` (the public code's second indicator is the
 //!   same ratio);
-//! - cap `W* = running max of 1.05 delivery_rate rtt_base / MSS` segments, taken at each round's
-//!   end. The authors' code is fed the throughput from outside the class (`setThreshold`, from
-//!   their script); here the delivery rate is the round's acknowledgement rate (bytes
-//!   cumulatively acknowledged in the round over its duration), which the ns-3 port
-//!   (`ns3/model/tcp-fbtcp.cc`) computes identically;
+//! - cap `W* = running max of 1.05 throughput rtt_base / MSS` segments, taken at each round's
+//!   end. The authors' class is given the application throughput measured at the receiver every
+//!   100 ms by their script (`setThreshold`); here the same quantity is measured at the sender
+//!   from the cumulative ACK (the bytes delivered in order) over 100 ms intervals, which the ns-3
+//!   port (`ns3/model/tcp-fbtcp.cc`) computes identically;
 //! - convergence (cwnd <= W*) and divergence (cwnd > W*) tables below, where "then" means the
 //!   same band in consecutive rounds;
 //! - after each per-RTT update `ssthresh = max(ssthresh, 0.75 cwnd)`.
@@ -19,7 +19,7 @@
 //! Slow start doubles cwnd per RTT below 900 segments (initial ssthresh 900 segments). Loss:
 //! `ssthresh = max(min(ssthresh, cwnd - 1), 2)`.
 
-use super::util::{reno_ca, set_cwnd_segments, slow_start, FracAcc, RoundRate};
+use super::util::{reno_ca, set_cwnd_segments, slow_start, FracAcc, IntervalThroughput, RoundRate};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
 use crate::time::Dur;
 
@@ -33,6 +33,8 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
 
 const SS_LIMIT_SEGMENTS: u64 = 900;
 const HOLD_ROUNDS: u32 = 30;
+/// The authors' script measures the receiver's throughput every 100 ms.
+const THROUGHPUT_INTERVAL: Dur = Dur::from_millis(100);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Band {
@@ -44,14 +46,28 @@ enum Band {
     Floor,
 }
 
-#[derive(Default)]
 pub struct FbTcp {
     base_rtt: Option<Dur>,
     round: RoundRate,
+    throughput: IntervalThroughput,
     w_star: f64,
     band: Option<(Band, bool)>,
     streak: u32,
     acc: FracAcc,
+}
+
+impl Default for FbTcp {
+    fn default() -> Self {
+        FbTcp {
+            base_rtt: None,
+            round: RoundRate::default(),
+            throughput: IntervalThroughput::new(THROUGHPUT_INTERVAL),
+            w_star: 0.0,
+            band: None,
+            streak: 0,
+            acc: FracAcc::default(),
+        }
+    }
 }
 
 impl FbTcp {
@@ -137,15 +153,16 @@ impl CongestionControl for FbTcp {
     fn init(&mut self, cc: &mut CcState) {
         cc.ssthresh = cc.ssthresh.min(SS_LIMIT_SEGMENTS * cc.mss);
     }
-    fn on_ack(&mut self, _cc: &mut CcState, ack: &AckEvent) {
+    fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
         if let Some(r) = ack.rtt {
             self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
         }
+        self.throughput.on_ack(cc.now, cc.snd_una);
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         let closed = self.round.on_ack(cc, ack.rtt, cc.snd_una);
-        if let (Some(rate), Some(base)) = (closed.and_then(|c| c.rate), self.base_rtt) {
-            // W* = running max of 1.05 delivery_rate rtt_base / MSS
+        if let (Some(_), Some(rate), Some(base)) = (closed, self.throughput.last, self.base_rtt) {
+            // W* = running max of 1.05 throughput rtt_base / MSS
             self.w_star = self.w_star.max(1.05 * rate * base.secs_f64() / cc.mss as f64);
         }
         if cc.in_slow_start() {
@@ -199,21 +216,22 @@ mod tests {
     }
 
     #[test]
-    fn cap_is_the_rounds_ack_rate_times_base_rtt() {
+    fn cap_is_the_100ms_throughput_times_base_rtt() {
         use crate::time::Time;
         let mut f = FbTcp::default();
         let mut cc = state(1000, 100, 1_000_000);
         cc.snd_nxt = 100_000;
-        f.on_ack(&mut cc, &ack(1, 1000, Some(20)));
-        f.increase_window(&mut cc, &ack(1, 1000, Some(20))); // the round starts: una 0, end 100000
-        assert_eq!(f.w_star, 0.0);
-        // 20 ms later the ACK passes the round's end: 100,000 bytes acknowledged in 20 ms = 5 MB/s
-        cc.now = Time::ZERO + Dur::from_millis(20);
-        cc.snd_una = 100_000 + 1000;
-        cc.snd_nxt = 200_000;
-        f.increase_window(&mut cc, &ack(1, 1000, Some(20)));
-        // W* = 1.05 * 101,000 B / 0.02 s * 0.02 s / 1000 B = 106.05 segments
-        assert!((f.w_star - 106.05).abs() < 1e-9, "{}", f.w_star);
+        let a = ack(1, 1000, Some(20));
+        f.on_ack(&mut cc, &a); // the 100 ms interval starts: una 0
+        f.increase_window(&mut cc, &a); // the round starts: end 100000
+        // 100 ms later: 500,000 bytes delivered in order = 5 MB/s; the ACK also ends the round
+        cc.now = Time::ZERO + Dur::from_millis(100);
+        cc.snd_una = 500_000;
+        cc.snd_nxt = 600_000;
+        f.on_ack(&mut cc, &a);
+        f.increase_window(&mut cc, &a);
+        // W* = 1.05 * 5e6 B/s * 0.02 s / 1000 B = 105 segments
+        assert!((f.w_star - 105.0).abs() < 1e-9, "{}", f.w_star);
     }
 
     #[test]

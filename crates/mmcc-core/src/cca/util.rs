@@ -144,6 +144,38 @@ impl RoundRate {
     }
 }
 
+/// Throughput over fixed intervals, as a receiver's application sees it: the bytes cumulatively
+/// acknowledged (delivered in order) during each interval of at least `interval`, closed at the
+/// first ACK after it ends.
+#[derive(Clone, Debug)]
+pub struct IntervalThroughput {
+    interval: Dur,
+    start: Option<crate::time::Time>,
+    una_at_start: u64,
+    /// Bytes per second of the last closed interval.
+    pub last: Option<f64>,
+}
+
+impl IntervalThroughput {
+    pub fn new(interval: Dur) -> Self {
+        IntervalThroughput { interval, start: None, una_at_start: 0, last: None }
+    }
+
+    /// Feed an ACK (the clock and the cumulative ACK point).
+    pub fn on_ack(&mut self, now: crate::time::Time, snd_una: u64) {
+        let start = *self.start.get_or_insert_with(|| {
+            self.una_at_start = snd_una;
+            now
+        });
+        let dt = now - start;
+        if dt >= self.interval && dt.0 > 0 {
+            self.last = Some(snd_una.saturating_sub(self.una_at_start) as f64 / dt.secs_f64());
+            self.start = Some(now);
+            self.una_at_start = snd_una;
+        }
+    }
+}
+
 /// Reno congestion avoidance: cwnd += MSS * MSS / cwnd once per ACK (RFC 5681 eq. 3).
 #[inline]
 pub fn reno_ca(acc: &mut FracAcc, cc: &mut CcState) {

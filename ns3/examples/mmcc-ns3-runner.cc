@@ -103,6 +103,14 @@ struct FlowStats
         return static_cast<size_t>(t.GetNanoSeconds() / bin.GetNanoSeconds());
     }
 
+    /// The bin of the current time, allocated.
+    size_t BinNow()
+    {
+        size_t i = Index(Simulator::Now());
+        Grow(i);
+        return i;
+    }
+
     void Grow(size_t i)
     {
         if (i >= rxBytes.size())
@@ -156,8 +164,7 @@ class BulkSender : public Application
                                              MakeBoundCallback(
                                                  +[](size_t fl, uint32_t, uint32_t v) {
                                                      FlowStats& s = g_stats[fl];
-                                                     size_t i = s.Index(Simulator::Now());
-                                                     s.Grow(i);
+                                                     size_t i = s.BinNow();
                                                      s.cwnd[i] = v;
                                                  },
                                                  f));
@@ -165,8 +172,7 @@ class BulkSender : public Application
                                              MakeBoundCallback(
                                                  +[](size_t fl, uint32_t, uint32_t v) {
                                                      FlowStats& s = g_stats[fl];
-                                                     size_t i = s.Index(Simulator::Now());
-                                                     s.Grow(i);
+                                                     size_t i = s.BinNow();
                                                      s.ssthresh[i] = v;
                                                  },
                                                  f));
@@ -174,8 +180,7 @@ class BulkSender : public Application
                                              MakeBoundCallback(
                                                  +[](size_t fl, Time, Time v) {
                                                      FlowStats& s = g_stats[fl];
-                                                     size_t i = s.Index(Simulator::Now());
-                                                     s.Grow(i);
+                                                     size_t i = s.BinNow();
                                                      s.rttSum[i] += v.GetSeconds() * 1e3;
                                                      s.rttN[i] += 1;
                                                  },
@@ -272,8 +277,7 @@ void
 OnRx(size_t flow, Ptr<const Packet> p, const Address&)
 {
     FlowStats& s = g_stats[flow];
-    size_t i = s.Index(Simulator::Now());
-    s.Grow(i);
+    size_t i = s.BinNow();
     s.rxBytes[i] += p->GetSize();
     s.totalRx += p->GetSize();
 }

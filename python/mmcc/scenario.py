@@ -675,10 +675,15 @@ class Scenario:
     _config: dict | None = field(default=None, repr=False)
     _warnings: list = field(default_factory=list, repr=False)
 
+    def __post_init__(self):
+        # every construction (file, dict, preset, overrides): before anything copies or walks it
+        check_depth(self.raw, self.source)
+
     @classmethod
     def from_dict(cls, raw: dict, source: str = "<dict>") -> "Scenario":
-        check_depth(raw, source)
-        return cls(copy.deepcopy(raw), source)
+        sc = cls(raw, source)  # checks the depth before the copy recurses into it
+        sc.raw = copy.deepcopy(raw)
+        return sc
 
     @classmethod
     def from_file(cls, path: str | Path) -> "Scenario":
@@ -697,7 +702,6 @@ class Scenario:
             raise ScenarioError(f"{path}: not valid TOML: {e}") from None
         except RecursionError:
             raise ScenarioError(f"{path}: nested too deeply (at most {MAX_DEPTH} levels)") from None
-        check_depth(raw, str(path))
         return cls(raw, str(path))
 
     @classmethod
@@ -721,7 +725,6 @@ class Scenario:
                                         f"{', '.join(sorted(known)) or '(none)'}")
                 raw["params"][k] = v
         for k, v in (sets or {}).items():
-            check_depth(v, f"{self.source}: --set {k}")
             set_path(raw, k, v)
         flows = raw.get("flows") if isinstance(raw.get("flows"), list) else []
         if cca is not None:

@@ -80,6 +80,7 @@ fn flows_table(sim: &Simulation) -> Table {
         };
         let h = &f.rec.rtt;
         let o = &f.rec.owd;
+        let (rwnd_limited, sndbuf_limited) = s.stops.ratios();
         let vals = [
             fc.start.secs_f64(),
             fc.stop.map_or(sim.cfg.duration.secs_f64(), |t| t.secs_f64()),
@@ -120,8 +121,8 @@ fn flows_table(sim: &Simulation) -> Table {
             if s.cc.ssthresh == u64::MAX { f64::NAN } else { s.cc.ssthresh as f64 },
             ms(s.rtt.srtt()),
             s.rtt.rto().millis_f64(),
-            s.stops.ratios().0,
-            s.stops.ratios().1,
+            rwnd_limited,
+            sndbuf_limited,
         ];
         for (col, v) in cols.iter_mut().zip(vals) {
             col.1.push(v);

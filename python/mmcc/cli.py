@@ -91,7 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="cross-check the simulator against a reference (ns-3)",
                        description="Run the same cases in mmcc and in the reference and report the agreement "
                                    "(mean and spread over seeds, difference, +-5 %% band, cwnd overlays, speed).")
-    v.add_argument("reference", choices=["ns3"], help="the reference simulator")
+    v.add_argument("reference", choices=["ns3", "linux"],
+                   help="ns3: the simulator against ns-3 (Debian's libns3-dev); linux: the `linux` profile against "
+                        "the kernel on this machine (the testbed, root)")
     v.add_argument("--quick", action="store_true", help="a small subset (a few minutes)")
     v.add_argument("--seeds", type=int, help="seeds per case (default 5; --quick 4)")
     v.add_argument("--duration", type=float, help="simulated seconds per run (default 20)")
@@ -144,6 +146,30 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("dir", help="a sweep or reproduction output folder")
     q.add_argument("sql", help="the query")
     q.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+
+    k = sub.add_parser("kernel", help="load, unload or list mmcc's eBPF congestion controls (root)",
+                       description="Register mmcc's algorithms as BPF struct_ops congestion controls in this kernel "
+                                   "(kernel names mmcc_<name>; select one per socket with TCP_CONGESTION or "
+                                   "`iperf3 -C mmcc_rttv`). The system default is never changed.")
+    k.add_argument("action", choices=["load", "unload", "list"])
+    k.add_argument("names", nargs="*", help="rttv, msscca, mrvhs, mmstcp, dtcp, fbtcp or all (default for unload: all)")
+
+    t = sub.add_parser("testbed", help="run a scenario with real kernel TCP over an emulated link (root)",
+                       description="Run SCENARIO's flows as kernel TCP between two network namespaces joined by "
+                                   "mmcc's link emulator (rate or schedule or trace, delay, drop-tail buffer, "
+                                   "random loss); write the tables of 'mmcc run'. See docs/testbed.md.")
+    t.add_argument("scenario", nargs="?", help="preset name or .toml file (wired links)")
+    t.add_argument("--cca", help="algorithm for every flow: reno/newreno, cubic, bbr or an eBPF algorithm "
+                                 "(rttv, msscca, mrvhs, mmstcp, dtcp, fbtcp)")
+    t.add_argument("--seed", type=int, help="seed of the emulator's random loss (default: the scenario's)")
+    t.add_argument("--duration", help='run time, e.g. "10s" (default: the scenario\'s)')
+    t.add_argument("--set", action="append", type=_kv, default=[], metavar="KEY=VALUE", dest="sets",
+                   help="override any scenario key by dotted path")
+    t.add_argument("--sample-ms", type=int, default=10, help="TCP_INFO sampling period (default 10 ms)")
+    t.add_argument("--out", default=None, help="output folder (default: out/testbed-<scenario>-<cca>-s<seed>)")
+    t.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    t.add_argument("--cleanup", action="store_true",
+                   help="only remove namespaces and registrations left by killed testbed runs")
 
     sub.add_parser("presets", help="list the scenario presets")
     sub.add_parser("algorithms", help="list the congestion control algorithms with sources and parameters")
@@ -409,7 +435,70 @@ def _cmd_export_ns3(a) -> int:
     return 0
 
 
+def _cmd_kernel(a) -> int:
+    from .testbed import bpf
+
+    if a.action == "list":
+        rows = bpf.listing()
+        for r in rows:
+            state = f"registered (struct_ops map {r['map_id']})" if r["registered"] else "not registered"
+            print(f"{r['algorithm'].ljust(7)} {r['kernel_name'].ljust(12)} {state}")
+        reason = bpf.unavailable_reason()
+        if reason:
+            print(f"note: {reason}")
+        return 0
+    if a.action == "load":
+        if not a.names:
+            raise bpf.KernelError("kernel load: name the algorithms (rttv, msscca, mrvhs, mmstcp, dtcp, fbtcp) or all")
+        done = bpf.load(a.names)
+        wanted = bpf.names(a.names)
+        print(f"registered: {', '.join(done) or '(none new)'}; available now: {' '.join(bpf.available())}")
+        return 0 if all(n in bpf.available() for n in wanted) else 1
+    gone = bpf.unload(a.names or "all")
+    print(f"unregistered: {', '.join(gone) or '(none were registered)'}")
+    return 0
+
+
+def _cmd_testbed(a) -> int:
+    from .testbed.run import TestbedError, cleanup_stale, install_signal_handlers, run_testbed
+    from .scenario import load
+
+    if a.cleanup:
+        removed = cleanup_stale()
+        print(f"removed: {', '.join(removed) or 'nothing'}")
+        return 0
+    if not a.scenario:
+        raise TestbedError("testbed: give a SCENARIO (or --cleanup)")
+    install_signal_handlers()
+    sc = load(a.scenario)
+    cca_tag = a.cca or sc.config["flows"][0]["cca"]
+    seed_tag = a.seed if a.seed is not None else sc.config["seed"]
+    out = Path(a.out) if a.out else Path("out") / f"testbed-{sc.name}-{cca_tag}-s{seed_tag}"
+    result = run_testbed(sc, cca=a.cca, seed=a.seed, duration=a.duration, sets=_parsed(a.sets),
+                         sample_ms=a.sample_ms)
+    print(f"scenario {sc.name} on the kernel testbed, {result.scenario.config['duration'] / 1e9:g} s in "
+          f"{result.wall_seconds:.1f} s wall")
+    print(result.summary_text())
+    written = result.write(out)
+    if not a.no_plot:
+        from .plots import overview
+
+        written.append(overview(result, out / "overview.png"))
+    _remove_stale_outputs(out, written)
+    print(f"wrote {len(written)} files to {out}/")
+    return 0
+
+
 def _cmd_validate(a) -> int:
+    if a.reference == "linux":
+        from .experiments.validate_linux import run_validation as run_linux
+
+        ccas = [c.strip() for c in a.cca.split(",")] if a.cca else None
+        res = run_linux(a.out if a.out != "out/validate-ns3" else "out/validate-linux", quick=a.quick,
+                        seeds=a.seeds, duration=a.duration, ccas=ccas)
+        print(f"{res['cases']} cases: {100 * res['within_10pct']:.0f} % within +-10 % of the kernel; "
+              f"report: {res['out']}/report.md")
+        return 0
     from .experiments.validate_ns3 import run_validation
 
     ccas = [c.strip() for c in a.cca.split(",")] if a.cca else None
@@ -455,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {"run": _cmd_run, "presets": _cmd_presets, "algorithms": _cmd_algorithms,
                 "export-trace": _cmd_export_trace, "export-ns3": _cmd_export_ns3,
                 "validate": _cmd_validate, "sweep": _cmd_sweep, "reproduce": _cmd_reproduce,
-                "query": _cmd_query}
+                "query": _cmd_query, "kernel": _cmd_kernel, "testbed": _cmd_testbed}
     try:
         return handlers[a.cmd](a)
     except KeyboardInterrupt:

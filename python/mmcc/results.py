@@ -152,16 +152,21 @@ class RunResult:
         return written
 
     def summary_rows(self) -> list[dict]:
-        f = self.flows.to_pylist()
+        """One row per flow; counts a run does not measure (the kernel testbed's) are None."""
+        def count(*vals):
+            if any(v is None or v != v for v in vals):
+                return None
+            return int(sum(vals))
+
         rows = []
-        for r in f:
+        for r in self.flows.to_pylist():
             rows.append({
                 "flow": r["flow_id"], "cca": r["cca"], "throughput_mbps": r["throughput_mbps"],
                 "rtt_mean_ms": r["rtt_mean_ms"], "rtt_p95_ms": r["rtt_p95_ms"], "owd_mean_ms": r["owd_mean_ms"],
-                "retransmits": int(r["retransmits"]), "fast_retransmits": int(r["fast_retransmits"]),
-                "rtos": int(r["rtos"]),
-                "drops": int(r["drops_queue_full"] + r["drops_aqm"] + r["drops_error_model"]
-                             + r["drops_link_down"] + r["drops_mtu"]),
+                "retransmits": count(r["retransmits"]), "fast_retransmits": count(r["fast_retransmits"]),
+                "rtos": count(r["rtos"]),
+                "drops": count(r["drops_queue_full"], r["drops_aqm"], r["drops_error_model"], r["drops_link_down"],
+                               r["drops_mtu"]),
             })
         return rows
 
@@ -169,8 +174,8 @@ class RunResult:
         rows = self.summary_rows()
         head = ["flow", "cca", "thr Mb/s", "RTT ms", "RTT p95", "OWD ms", "retx", "fast-rtx", "RTOs", "drops"]
         body = [[str(r["flow"]), r["cca"], f"{r['throughput_mbps']:.1f}", f"{r['rtt_mean_ms']:.2f}",
-                 f"{r['rtt_p95_ms']:.2f}", f"{r['owd_mean_ms']:.2f}", str(r["retransmits"]),
-                 str(r["fast_retransmits"]), str(r["rtos"]), str(r["drops"])] for r in rows]
+                 f"{r['rtt_p95_ms']:.2f}", f"{r['owd_mean_ms']:.2f}", *("-" if r[k] is None else str(r[k])
+                 for k in ("retransmits", "fast_retransmits", "rtos", "drops"))] for r in rows]
         widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
         line = lambda cells: "  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
         return "\n".join([line(head), line(["-" * w for w in widths])] + [line(b) for b in body])

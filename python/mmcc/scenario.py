@@ -250,7 +250,8 @@ def _rate_schedule(ctx, v, path):
 def _rate_trace(ctx, v, path):
     """A Mahimahi trace as rate steps: the mean capacity of each `bin`, at least `floor`, looped
     over the run (finalized in `_trace_steps` once the duration is known)."""
-    t = _table(ctx, v, path, {"file": lambda c, x, p: x, "bin": TIME, "floor": RATE}, required=("file",))
+    t = _table(ctx, v, path, {"file": lambda c, x, p: x, "bin": TIME, "floor": RATE, "scale": FLOAT(1e-6, 1e6),
+                              "offset": TIME}, required=("file",))
     counts = _trace_file(ctx, t["file"], f"{path}.file")
     b = t.get("bin", 100_000_000)
     if b < 1_000_000 or b % 1_000_000:
@@ -258,19 +259,24 @@ def _rate_trace(ctx, v, path):
     floor = t.get("floor", 1_000_000)
     if floor <= 0:
         ctx.fail(f"{path}.floor", "must be positive")
-    return {"counts": counts, "bin": b, "floor": floor}
+    offset = t.get("offset", 0)
+    if offset % 1_000_000 or offset // 1_000_000 >= len(counts):
+        ctx.fail(f"{path}.offset", f"must be a whole number of milliseconds within the trace's {len(counts)} ms")
+    return {"counts": counts, "bin": b, "floor": floor, "scale": t.get("scale", 1.0), "offset": offset}
 
 
 def _trace_steps(trace: dict, duration_ns: int) -> list[list[int]]:
-    """Rate steps from a trace: per bin, opportunities x 1500 B x 8 / bin, looped to the end."""
+    """Rate steps from a trace: per bin, opportunities x 1500 B x 8 / bin x scale, from `offset`
+    into the trace, looped to the end."""
     from .traces import OPPORTUNITY_BYTES
 
     counts, bin_ms = trace["counts"], trace["bin"] // 1_000_000
+    scale, first = trace.get("scale", 1.0), trace.get("offset", 0) // 1_000_000
     period = len(counts)
     steps, t_ms, prev = [], 0, None
     while t_ms * 1_000_000 < duration_ns:
-        n = sum(counts[(t_ms + k) % period] for k in range(bin_ms))
-        rate = max(trace["floor"], n * OPPORTUNITY_BYTES * 8 * 1000 // bin_ms)
+        n = sum(counts[(first + t_ms + k) % period] for k in range(bin_ms))
+        rate = max(trace["floor"], round(n * OPPORTUNITY_BYTES * 8 * 1000 * scale) // bin_ms)
         if rate != prev:
             steps.append([t_ms * 1_000_000, rate])
             prev = rate

@@ -11,9 +11,18 @@
 //! - loss: fast convergence `W_max = cwnd (1 + beta) / 2` if cwnd < W_max, else `W_max = cwnd`
 //!   (section 4.7); `ssthresh = max(beta cwnd, 2)` (eq. 5/section 4.6); the epoch restarts.
 //!
-//! The `linux` profile follows the RFC as above (per acknowledged segment, as
-//! `tcp_cong_avoid_ai`). The `ns3` profile follows ns-3 3.37's `TcpCubic` instead
-//! ([`Cubic::ns3_update`]): slow start adds one MSS per acknowledged segment without the
+//! The `linux` profile follows Linux's `tcp_cubic.c` (`bictcp_update`, [`Cubic::linux_update`]),
+//! the kernel's integer form of the equations above: time in jiffies (CONFIG_HZ = 250, this
+//! machine's and Debian's) plus the minimum RTT, in 1/1024 s; C = bic_scale 41 * 10 / 1024 and
+//! beta = 717 / 1024 (from the `c` and `beta` parameters); the target in whole segments gives
+//! `cnt = cwnd / (target - cwnd)` acknowledged segments per one-segment increase
+//! (`tcp_cong_avoid_ai`), at most 20 before the first loss ("increase cwnd 5 % per RTT" while
+//! the bandwidth is unknown), at least 2; the Reno-friendly window counts one segment per
+//! `cwnd * beta_scale / 8` acknowledged segments (beta_scale = 8 (1 + beta) / 3 / (1 - beta))
+//! and caps cnt when it is ahead; cnt is recomputed at most once per jiffy and, while cwnd is
+//! unchanged, once per HZ / 32; W_max and ssthresh are whole segments; a timeout resets
+//! everything (`bictcp_reset` at TCP_CA_Loss), the minimum RTT included. The `ns3` profile
+//! follows ns-3 3.37's `TcpCubic` instead ([`Cubic::ns3_update`]): slow start adds one MSS per acknowledged segment without the
 //! ssthresh cap; congestion avoidance counts acknowledged segments towards a one-segment
 //! increase every `cnt = cwnd / (target - cwnd)` of them, with the target in whole segments and
 //! no Reno-friendly region; ssthresh and W_max are whole segments; a timeout resets W_max to 0.
@@ -22,7 +31,7 @@
 //! train of the round lasts min_rtt / 2, or the minimum RTT of the round's first 8 samples
 //! exceeds the connection minimum by clamp(min_rtt / 8, 4 ms, 16 ms).
 
-use super::util::{add_segments, slow_start_abc, FracAcc};
+use super::util::slow_start_abc;
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
 use crate::time::{Dur, Time};
 
@@ -46,6 +55,27 @@ const HYSTART_MIN_SAMPLES: u32 = 8;
 const HYSTART_ACK_DELTA: Dur = Dur::from_millis(2);
 const HYSTART_DELAY_MIN: Dur = Dur::from_millis(4);
 const HYSTART_DELAY_MAX: Dur = Dur::from_millis(16);
+/// Linux jiffies for the `linux` profile: CONFIG_HZ = 250 (this machine's kernel, Debian's).
+const LINUX_HZ: u64 = 250;
+const LINUX_JIFFY_NS: u64 = 1_000_000_000 / LINUX_HZ;
+/// tcp_cubic.c BICTCP_BETA_SCALE and BICTCP_HZ.
+const BETA_SCALE: u64 = 1024;
+const BICTCP_HZ: u32 = 10;
+
+/// `tcp_cubic.c`'s `struct bictcp` (the `linux` profile): windows in segments, times in jiffies.
+#[derive(Clone, Debug, Default)]
+struct LinuxState {
+    cnt: u64,
+    last_max_cwnd: u64,
+    last_cwnd: u64,
+    last_time: u64,
+    origin: u64,
+    k: u64,
+    delay_min_us: u64,
+    epoch_start: Option<u64>,
+    ack_cnt: u64,
+    tcp_cwnd: u64,
+}
 
 pub struct Cubic {
     c: f64,
@@ -56,8 +86,8 @@ pub struct Cubic {
     k: f64,
     epoch_start: Option<Time>,
     origin: f64,
-    w_est: f64,
-    acc: FracAcc,
+    /// The `linux` profile's state (tcp_cubic.c).
+    lx: LinuxState,
     // HyStart round state
     round_end: u64,
     round_start: Time,
@@ -80,8 +110,7 @@ impl Cubic {
             k: 0.0,
             epoch_start: None,
             origin: 0.0,
-            w_est: 0.0,
-            acc: FracAcc::default(),
+            lx: LinuxState::default(),
             round_end: 0,
             round_start: Time::ZERO,
             last_ack: Time::ZERO,
@@ -124,18 +153,70 @@ impl Cubic {
         cnt.max(2)
     }
 
-    /// RFC 9438 eq. (2): K = cbrt((W_max - cwnd_epoch) / C), for a window of `w` segments.
-    pub fn k_for(&self, w_max: f64, w: f64) -> f64 {
-        if w >= w_max {
-            0.0
-        } else {
-            ((w_max - w) / self.c).cbrt()
-        }
+    /// tcp_cubic.c's constants from C and beta: (bic_scale * 10 = cube_rtt_scale, beta in
+    /// 1/1024, beta_scale).
+    fn linux_constants(&self) -> (u64, u64, u64) {
+        let bic_scale = ((self.c * 1024.0 / 10.0).round() as u64).max(1); // C = 0.4: 41
+        let beta = ((self.beta * BETA_SCALE as f64).round() as u64).clamp(1, BETA_SCALE - 1); // 717
+        // beta_scale = 8 * (BICTCP_BETA_SCALE + beta) / 3 / (BICTCP_BETA_SCALE - beta)
+        let beta_scale = 8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta);
+        (bic_scale * 10, beta, beta_scale)
     }
 
-    /// RFC 9438 eq. (1): W_cubic(t) = C (t - K)^3 + W_max (segments, t in seconds).
-    pub fn w_cubic(&self, t: f64) -> f64 {
-        self.c * (t - self.k).powi(3) + self.origin
+    /// Linux `bictcp_update(ca, cwnd, acked)` (the `linux` profile): the acknowledged segments
+    /// per one-segment increase, in the kernel's integer arithmetic.
+    fn linux_update(&mut self, now: Time, cwnd: u64, acked: u64) -> u64 {
+        let (cube_rtt_scale, _, beta_scale) = self.linux_constants();
+        let lx = &mut self.lx;
+        let now_j = now.0 / LINUX_JIFFY_NS;
+        lx.ack_cnt += acked; // count the number of ACKed packets
+        if lx.last_cwnd == cwnd && now_j.saturating_sub(lx.last_time) <= LINUX_HZ / 32 {
+            return lx.cnt;
+        }
+        // the cubic function updates cnt at most once per jiffy
+        if !(lx.epoch_start.is_some() && now_j == lx.last_time) {
+            lx.last_cwnd = cwnd;
+            lx.last_time = now_j;
+            let epoch = *lx.epoch_start.get_or_insert_with(|| {
+                lx.ack_cnt = acked; // start counting
+                lx.tcp_cwnd = cwnd; // sync with cubic
+                if lx.last_max_cwnd <= cwnd {
+                    lx.k = 0;
+                    lx.origin = cwnd;
+                } else {
+                    // RFC 9438 eq. 2: K = cbrt((W_max - cwnd) / C), in 1/1024 s:
+                    // cbrt(cube_factor * (W_max - cwnd)), cube_factor = 2^40 / (bic_scale * 10)
+                    let cube_factor = (1u64 << (10 + 3 * BICTCP_HZ)) / cube_rtt_scale;
+                    lx.k = ((cube_factor * (lx.last_max_cwnd - cwnd)) as f64).cbrt() as u64;
+                    lx.origin = lx.last_max_cwnd;
+                }
+                now_j
+            });
+            // t = now - epoch start + min RTT, in 1/1024 s
+            let t = (((now_j - epoch) * (1_000_000 / LINUX_HZ) + lx.delay_min_us) << BICTCP_HZ) / 1_000_000;
+            let offs = t.abs_diff(lx.k);
+            // RFC 9438 eq. 1: W_cubic = C (t - K)^3 + W_max, delta = c/rtt * offs^3
+            let delta = ((cube_rtt_scale as u128 * (offs as u128).pow(3)) >> (10 + 3 * BICTCP_HZ)) as u64;
+            let target = if t < lx.k { lx.origin.saturating_sub(delta) } else { lx.origin + delta };
+            lx.cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100 * cwnd };
+            if lx.last_max_cwnd == 0 && lx.cnt > 20 {
+                lx.cnt = 20; // increase cwnd 5 % per RTT while the bandwidth is unknown
+            }
+        }
+        // TCP friendliness (RFC 9438 eq. 4 as Linux counts it): one segment per
+        // cwnd * beta_scale / 8 acknowledged segments
+        let delta = (cwnd * beta_scale) >> 3;
+        if delta > 0 && lx.ack_cnt > delta {
+            let n = lx.ack_cnt / delta;
+            lx.ack_cnt -= n * delta;
+            lx.tcp_cwnd += n;
+        }
+        if lx.tcp_cwnd > cwnd {
+            let max_cnt = cwnd / (lx.tcp_cwnd - cwnd);
+            lx.cnt = lx.cnt.min(max_cnt);
+        }
+        lx.cnt = lx.cnt.max(2); // at most 1.5x per RTT
+        lx.cnt
     }
 
     pub fn w_max(&self) -> f64 {
@@ -206,63 +287,70 @@ impl CongestionControl for Cubic {
             }
             return;
         }
-        let w = cc.cwnd_segments();
-        let epoch = match self.epoch_start {
-            Some(e) => e,
-            None => {
-                // RFC 9438 section 4.2: a new congestion-avoidance epoch
-                self.epoch_start = Some(cc.now);
-                self.k = self.k_for(self.w_max, w);
-                self.origin = self.w_max.max(w);
-                self.w_est = w;
-                cc.now
+        // Linux cubictcp_cong_avoid: bictcp_update, then tcp_cong_avoid_ai(tp, ca->cnt, acked)
+        if let Some(r) = ack.rtt {
+            let us = (r.0 / 1000).max(1);
+            if self.lx.delay_min_us == 0 || self.lx.delay_min_us > us {
+                self.lx.delay_min_us = us; // cubictcp_acked: the minimum RTT sample
             }
-        };
-        let rtt = cc.min_rtt.map_or(0.0, |d| d.secs_f64());
-        let t = (cc.now - epoch).secs_f64();
-        // target = W_cubic(t + RTT), clamped to [cwnd, 1.5 cwnd]
-        let target = self.w_cubic(t + rtt).clamp(w, 1.5 * w);
-        // Reno-friendly estimate (eq. 4)
-        let alpha = 3.0 * (1.0 - self.beta) / (1.0 + self.beta);
-        self.w_est += alpha * segs as f64 / w;
-        if self.w_cubic(t) < self.w_est {
-            if self.w_est > w {
-                add_segments(&mut self.acc, cc, self.w_est - w); // cwnd = W_est
-            }
-        } else {
-            // cwnd += (target - cwnd)/cwnd per acknowledged segment (ns-3 TcpCubic m_cWndCnt
-            // and Linux tcp_cong_avoid_ai both count segments)
-            add_segments(&mut self.acc, cc, segs as f64 * (target - w) / w);
         }
+        let seg = cc.cwnd / cc.mss;
+        let cnt = self.linux_update(cc.now, seg, segs as u64);
+        let mut w = seg;
+        if self.cwnd_cnt >= cnt {
+            self.cwnd_cnt = 0;
+            w += 1;
+        }
+        self.cwnd_cnt += segs as u64;
+        if self.cwnd_cnt >= cnt {
+            let d = self.cwnd_cnt / cnt;
+            self.cwnd_cnt -= d * cnt;
+            w += d;
+        }
+        cc.cwnd += (w - seg) * cc.mss;
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
         if cc.ns3() {
             // ns-3 TcpCubic::GetSsThresh: max(floor(segCwnd * beta), 2) whole segments
             return ((((cc.cwnd / cc.mss) as f64 * self.beta) as u64).max(2)) * cc.mss;
         }
-        ((cc.cwnd as f64 * self.beta) as u64).max(cc.min_ssthresh()) // ssthresh = beta cwnd
+        // Linux bictcp_recalc_ssthresh: max(cwnd * beta / 1024, 2) whole segments
+        let (_, beta, _) = self.linux_constants();
+        ((cc.cwnd / cc.mss * beta / BETA_SCALE).max(2)) * cc.mss
     }
     fn on_congestion_event(&mut self, cc: &mut CcState, ev: &CongestionEvent) {
-        let mut w = ev.prior_cwnd as f64 / cc.mss as f64; // the window before the event
-        if cc.ns3() {
-            w = w.floor(); // ns-3 keeps W_max in whole segments (uint32 m_lastMaxCwnd)
+        if !cc.ns3() {
+            // Linux bictcp_recalc_ssthresh (section 4.7 fast convergence, whole segments), then
+            // on a timeout bictcp_reset (TCP_CA_Loss): everything back to zero
+            let (_, beta, _) = self.linux_constants();
+            let w = ev.prior_cwnd / cc.mss;
+            self.cwnd_cnt = 0; // tcp_init_cwnd_reduction / tcp_enter_loss: snd_cwnd_cnt = 0
             if ev.kind == crate::cca::CongestionKind::Timeout {
-                // ns-3 CongestionStateSet(CA_LOSS) -> CubicReset: W_max = 0, a fresh start
-                self.w_max = 0.0;
-                self.epoch_start = None;
-                self.origin = 0.0;
-                self.w_est = 0.0;
-                return;
+                self.lx = LinuxState::default();
+            } else {
+                self.lx.epoch_start = None;
+                self.lx.last_max_cwnd = if self.fast_convergence && w < self.lx.last_max_cwnd {
+                    w * (BETA_SCALE + beta) / (2 * BETA_SCALE)
+                } else {
+                    w
+                };
             }
+            self.w_max = self.lx.last_max_cwnd as f64;
+            return;
+        }
+        let w = (ev.prior_cwnd / cc.mss) as f64; // ns-3 keeps W_max in whole segments
+        if ev.kind == crate::cca::CongestionKind::Timeout {
+            // ns-3 CongestionStateSet(CA_LOSS) -> CubicReset: W_max = 0, a fresh start
+            self.w_max = 0.0;
+            self.epoch_start = None;
+            self.origin = 0.0;
+            return;
         }
         // section 4.7 fast convergence
         self.w_max = if self.fast_convergence && w < self.w_max { w * (1.0 + self.beta) / 2.0 } else { w };
-        if cc.ns3() {
-            self.w_max = self.w_max.floor();
-        }
+        self.w_max = self.w_max.floor();
         self.epoch_start = None;
         self.origin = 0.0;
-        self.w_est = 0.0;
     }
 }
 
@@ -273,17 +361,58 @@ mod tests {
     use super::*;
 
     #[test]
-    fn k_and_w_cubic_follow_rfc9438() {
+    fn linux_grows_five_percent_per_rtt_before_the_first_loss() {
+        // tcp_cubic.c: with no loss yet (last_max_cwnd = 0) cnt is clamped to 20 acknowledged
+        // segments per increase: 20 ACKs of one segment add one segment to 100
         let mut c = Cubic::new(0.4, 0.7, false, true);
-        // W_max = 100, cwnd after loss = 70: K = cbrt(30 / 0.4) = cbrt(75) = 4.2172 s
-        c.w_max = 100.0;
-        c.k = c.k_for(100.0, 70.0);
-        c.origin = 100.0;
-        assert!((c.k - 75f64.cbrt()).abs() < 1e-12);
-        assert!((c.w_cubic(0.0) - 70.0).abs() < 1e-9); // starts at cwnd
-        assert!((c.w_cubic(c.k) - 100.0).abs() < 1e-12); // plateau at W_max
-        // t = K + 1: 0.4 * 1 + 100
-        assert!((c.w_cubic(c.k + 1.0) - 100.4).abs() < 1e-9);
+        let mut cc = state(1000, 100, 100);
+        cc.min_rtt = Some(Dur::from_millis(10));
+        for i in 0..20 {
+            c.increase_window(&mut cc, &ack(1, 1000, Some(10)));
+            assert_eq!(cc.cwnd, if i < 19 { 100_000 } else { 101_000 }, "ack {i}");
+        }
+        assert_eq!(c.lx.cnt, 20);
+    }
+
+    #[test]
+    fn linux_update_matches_tcp_cubic_integers() {
+        // W_max = 100 after a loss, cwnd 70, minimum RTT 10 ms. cube_factor = 2^40 / 410 =
+        // 2681735677, K = floor(cbrt(cube_factor * 30)) = 4316 (1/1024 s, 4.215 s); at the epoch
+        // start t = 10 ms = 10/1024 s: offs = 4306, delta = (410 * 4306^3) >> 40 = 29,
+        // target = 71, cnt = 70 / (71 - 70) = 70
+        let mut c = Cubic::new(0.4, 0.7, false, true);
+        let mut cc = state(1000, 100, 10);
+        assert_eq!(c.ssthresh(&cc), 70_000); // 100 * 717 / 1024 = 70
+        let ev = loss(CongestionKind::FastRetransmit, &cc);
+        c.on_congestion_event(&mut cc, &ev);
+        assert_eq!(c.w_max(), 100.0);
+        c.lx.delay_min_us = 10_000;
+        assert_eq!(c.linux_update(Time::ZERO, 70, 1), 70);
+        assert_eq!(c.lx.k, 4316);
+        // within HZ / 32 jiffies with the same cwnd, cnt is not recomputed
+        assert_eq!(c.linux_update(Time::from_millis(20), 70, 1), 70);
+        // at or above the target: 100 cwnd, unless Reno would be ahead (not yet: ack_cnt small)
+        c.lx.last_max_cwnd = 0;
+        c.lx.epoch_start = None;
+        c.lx.last_cwnd = 0;
+        assert_eq!(c.linux_update(Time::from_millis(40), 75, 1), 20); // clamped: no W_max
+    }
+
+    #[test]
+    fn linux_reno_friendly_window_caps_cnt() {
+        // on the plateau (cwnd = W_max, K = 0) the cubic target equals cwnd: cnt = 100 cwnd.
+        // The Reno estimate leads after cwnd * 15 / 8 acknowledged segments (beta_scale = 15 for
+        // beta = 717/1024): one segment ahead, cnt <= cwnd / (tcp_cwnd - cwnd)
+        let mut c = Cubic::new(0.4, 0.7, false, true);
+        let w = 40;
+        c.lx.last_max_cwnd = w;
+        c.lx.delay_min_us = 10_000;
+        assert_eq!(c.linux_update(Time::ZERO, w, 1), 100 * w);
+        let delta = (w * 15) >> 3; // 75
+        c.lx.last_cwnd = 0; // force the recomputation
+        c.linux_update(Time::from_millis(8), w, delta);
+        assert_eq!(c.lx.tcp_cwnd, w + 1);
+        assert_eq!(c.lx.cnt, w); // cwnd / 1
     }
 
     #[test]
@@ -301,14 +430,19 @@ mod tests {
     }
 
     #[test]
-    fn a_timeout_sets_w_max_from_the_window_before_it() {
-        // the stack has already set cwnd = 1 MSS when the timeout event arrives; W_max must
-        // come from the event's prior window (100 segments), not from cwnd
-        let mut c = Cubic::new(0.4, 0.7, false, true);
-        let mut cc = state(1000, 1, 10);
-        let ev = CongestionEvent { kind: CongestionKind::Timeout, prior_cwnd: 100_000, bytes_in_flight: 90_000 };
-        c.on_congestion_event(&mut cc, &ev);
-        assert_eq!(c.w_max(), 100.0);
+    fn a_timeout_resets_w_max_in_both_profiles() {
+        // Linux bictcp_reset at TCP_CA_Loss and ns-3 CubicReset at CA_LOSS: a fresh start
+        for profile in [crate::cca::Profile::Linux, crate::cca::Profile::Ns3] {
+            let mut c = Cubic::new(0.4, 0.7, false, true);
+            let mut cc = state(1000, 100, 10);
+            cc.profile = profile;
+            let ev = loss(CongestionKind::FastRetransmit, &cc);
+            c.on_congestion_event(&mut cc, &ev);
+            assert_eq!(c.w_max(), 100.0);
+            let ev = CongestionEvent { kind: CongestionKind::Timeout, prior_cwnd: 100_000, bytes_in_flight: 90_000 };
+            c.on_congestion_event(&mut cc, &ev);
+            assert_eq!(c.w_max(), 0.0, "{profile:?}");
+        }
     }
 
     #[test]
@@ -350,7 +484,8 @@ mod tests {
             let ev = loss(CongestionKind::FastRetransmit, &cc);
             c.on_congestion_event(&mut cc, &ev);
             cc.cwnd = 70_000;
-            cc.now = Time::from_millis(500);
+            c.increase_window(&mut cc, &ack(1, 1000, Some(10))); // the epoch starts at 0
+            cc.now = Time::from_millis(4300); // near K: the cubic target is well above cwnd
             for &a in acks {
                 c.increase_window(&mut cc, &ack(a, 1000, Some(10)));
             }

@@ -1,0 +1,247 @@
+"""`mmcc validate linux`: the same wired cases in mmcc (profile `linux`) and on this machine's
+kernel (the testbed: real TCP between two namespaces over mmcc's link emulator).
+
+The path: server -(rate, one-way delay)- client, a drop-tail buffer of a fraction of the
+bandwidth-delay product at the bottleneck, per-packet random loss on the data direction, one bulk
+flow, 1448-byte segments (MTU 1500 with timestamps, as both stacks default to). The matrix:
+rates 20 and 100 Mb/s x one-way delays 10 and 25 ms x buffers 0.25 and 1 BDP x loss 0, 1e-4,
+1e-3, 1e-2, plus two traces: the downlink capacity of the `thesis-edge` radio (mmcc, NewReno, seed
+1) in 100 ms bins from 0 s and from 35 s, scaled to 1/50 of its rate (0-110 Mb/s: the emulator is
+a user-space program on the same cores as both TCP endpoints) with 10 ms delay and a 250 kB
+buffer. Algorithms: the kernel's reno, cubic and bbr against mmcc's newreno, cubic and bbr, and
+mmcc's six eBPF algorithms against their Rust versions.
+
+Kernel runs take real time, so they run one at a time; each result (JSON under OUT/runs/) is kept
+and reused while the build that made it is unchanged (the mmcc extension for the simulator side;
+the BPF objects, the emulator, the endpoint program and the kernel release for the testbed side).
+`report.md`, `cases.csv` and the cwnd overlays (OUT/cwnd/) are rewritten from all results.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import platform
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..results import atomic_write_bytes
+from .validate_ns3 import fingerprint, thesis_edge_trace
+
+#: mmcc name -> kernel name, for the kernel's own algorithms.
+KERNEL_BUILTIN = {"newreno": "reno", "cubic": "cubic", "bbr": "bbr"}
+EBPF = ["rttv", "msscca", "mrvhs", "mmstcp", "dtcp", "fbtcp"]
+RATES_MBPS = [20, 100]
+DELAYS_MS = [10, 25]
+BUFFERS_BDP = [0.25, 1.0]
+LOSSES = [0.0, 1e-4, 1e-3, 1e-2]
+TRACES = {1: 0, 2: 35}  # trace number -> offset into the thesis-edge capacity, seconds
+TRACE_SCALE = 0.02
+BAND = 0.10
+
+
+@dataclass(frozen=True)
+class Case:
+    cca: str
+    rate_mbps: int
+    delay_ms: int
+    buffer_bdp: float
+    loss: float
+    trace: int  # 0: constant rate; else a TRACES entry
+    seed: int
+    duration_s: float
+
+    @property
+    def condition(self) -> str:
+        if self.trace:
+            return f"trace{self.trace}"
+        return f"{self.rate_mbps}M-{self.delay_ms}ms-{self.buffer_bdp:g}bdp-{self.loss:g}"
+
+    @property
+    def key(self) -> str:
+        return f"{self.cca}-{self.condition}-s{self.seed}-{self.duration_s:g}s"
+
+
+def scenario(case: Case, out: Path) -> dict:
+    """The case as a raw scenario (the TOML structure)."""
+    rate_bps = case.rate_mbps * 1_000_000
+    bdp = rate_bps * 2 * case.delay_ms / 1000 / 8
+    fwd: dict = {"queue": {"type": "droptail", "limit": f"{max(3000, int(case.buffer_bdp * bdp))}B"}}
+    if case.loss > 0:
+        fwd["error"] = {"unit": "packet", "rate": case.loss}
+    if case.trace:
+        fwd["rate_trace"] = {"file": str(thesis_edge_trace(out)), "bin": "100ms", "scale": TRACE_SCALE,
+                             "offset": f"{TRACES[case.trace]}s"}
+    return {
+        "name": f"linux-validation-{case.cca}",
+        "duration": f"{case.duration_s}s",
+        "seed": case.seed,
+        "nodes": ["server", "client"],
+        "links": [{"between": ["server", "client"], "rate": f"{case.rate_mbps}Mbps", "delay": f"{case.delay_ms}ms",
+                   "forward": fwd}],
+        "tcp": {"profile": "linux"},
+        "flows": [{"from": "server", "to": "client", "cca": case.cca}],
+    }
+
+
+def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[str] | None) -> list[Case]:
+    allowed = [*KERNEL_BUILTIN, *EBPF]
+    for c in ccas or []:
+        if c not in allowed:
+            raise ValueError(f"validate linux: {c!r} has no kernel version here; allowed: {', '.join(allowed)}")
+    n, dur = seeds or 1, duration or (10.0 if quick else 15.0)
+    if quick:
+        ccas = ccas or allowed
+        conds = [(50, 20, 1.0, 0.0, 0)]
+    else:
+        ccas = ccas or allowed
+        conds = [(r, d, b, l, 0) for r in RATES_MBPS for d in DELAYS_MS for b in BUFFERS_BDP for l in LOSSES]
+        conds += [(100, 10, 1.0, 0.0, t) for t in TRACES]
+    return [Case(c, r, d, b, l, t, s, dur) for c in ccas for (r, d, b, l, t) in conds for s in range(1, n + 1)]
+
+
+def kernel_build() -> str:
+    """Identity of the testbed side: BPF objects, emulator, endpoint program, kernel release."""
+    from ..testbed import bpf, run as tb
+
+    h = hashlib.sha256(platform.release().encode())
+    files = [tb.emulator_binary(), tb.ENDPOINT, *sorted(bpf.build().glob("*.bpf.o"))]
+    for f in files:
+        h.update(fingerprint(f).encode())
+    return h.hexdigest()[:16]
+
+
+def _summary(r, duration_s: float, per_sample: bool) -> dict:
+    f = r.flows.to_pydict()
+    src = r.tables["cwnd"].to_pydict() if per_sample else r.tables["series"].to_pydict()
+    keep = [i for i, fl in enumerate(src["flow_id"]) if fl == 0]
+    return {"goodput_mbps": sum(b * 8 / duration_s / 1e6 for b in f["delivered_bytes"]),
+            "rtt_mean_ms": f["rtt_mean_ms"][0], "retransmits": f["retransmits"][0],
+            "t_s": [src["t_s"][i] for i in keep], "cwnd_segments": [src["cwnd_segments"][i] for i in keep],
+            "wall_s": r.wall_seconds}
+
+
+def _run_side(case: Case, side: str, out: Path) -> dict:
+    from ..results import run as run_sim
+    from ..scenario import Scenario
+    from ..testbed.run import run_testbed
+
+    sc = Scenario.from_dict(scenario(case, out), source=case.key)
+    if side == "mmcc":
+        return _summary(run_sim(sc), case.duration_s, per_sample=False)
+    kernel = KERNEL_BUILTIN.get(case.cca, case.cca)
+    return _summary(run_testbed(sc, cca=kernel), case.duration_s, per_sample=True)
+
+
+def _result_path(out: Path, case: Case, side: str) -> Path:
+    return out / "runs" / f"{case.key}-{side}.json"
+
+
+def _is_current(path: Path, build: str) -> bool:
+    try:
+        return json.loads(path.read_text()).get("build") == build
+    except (OSError, ValueError):
+        return False
+
+
+def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | None = None,
+                   duration: float | None = None, ccas: list[str] | None = None, progress: bool = True) -> dict:
+    from .. import _core
+    from ..testbed.run import TestbedError, cleanup_stale, unavailable_reason
+
+    reason = unavailable_reason()
+    if reason:
+        raise TestbedError(f"validate linux: {reason}")
+    out = Path(out_dir)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    cases = matrix(quick, seeds, duration, ccas)
+    if any(c.trace for c in cases):
+        thesis_edge_trace(out)
+    builds = {"mmcc": fingerprint(_core.__file__), "kernel": kernel_build()}
+    cleanup_stale()
+    todo = [(c, side) for c in cases for side in ("mmcc", "kernel")
+            if not _is_current(_result_path(out, c, side), builds[side])]
+    started = time.time()
+    for k, (c, side) in enumerate(todo, 1):
+        res = _run_side(c, side, out)
+        res.update({"case": c.__dict__, "side": side, "build": builds[side]})
+        atomic_write_bytes(_result_path(out, c, side), json.dumps(res).encode())
+        if progress:
+            sys.stderr.write(f"\r{k}/{len(todo)} runs, {time.time() - started:.0f} s elapsed   ")
+    if progress and todo:
+        sys.stderr.write("\n")
+    res = write_report(out, cases)
+    res["out"] = str(out)
+    return res
+
+
+def _load(out: Path, case: Case, side: str) -> dict:
+    return json.loads(_result_path(out, case, side).read_text())
+
+
+def write_report(out: Path, cases: list[Case]) -> dict:
+    """Per (cca, condition): mean over repetitions on both sides, difference, +-10 % band."""
+    groups: dict[tuple, list[Case]] = {}
+    for c in cases:
+        groups.setdefault((c.cca, c.condition), []).append(c)
+    rows = []
+    for (cca, cond), cs in groups.items():
+        m = np.array([_load(out, c, "mmcc")["goodput_mbps"] for c in cs])
+        k = np.array([_load(out, c, "kernel")["goodput_mbps"] for c in cs])
+        diff = (m.mean() - k.mean()) / k.mean() if k.mean() > 0 else float("nan")
+        rows.append({"cca": cca, "kernel_cca": KERNEL_BUILTIN.get(cca, f"mmcc_{cca}"), "condition": cond,
+                     "runs": len(cs), "mmcc_mbps": float(m.mean()), "kernel_mbps": float(k.mean()),
+                     "kernel_sd": float(k.std()), "diff_pct": 100 * diff, "within_10pct": bool(abs(diff) <= BAND),
+                     "mmcc_rtt_ms": float(np.mean([_load(out, c, "mmcc")["rtt_mean_ms"] for c in cs])),
+                     "kernel_rtt_ms": float(np.mean([_load(out, c, "kernel")["rtt_mean_ms"] for c in cs]))})
+    builtin = [r for r in rows if r["cca"] in KERNEL_BUILTIN]
+    ebpf = [r for r in rows if r["cca"] in EBPF]
+    frac = lambda rs: float(np.mean([r["within_10pct"] for r in rs])) if rs else float("nan")  # noqa: E731
+    if rows:
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+        atomic_write_bytes(out / "cases.csv", buf.getvalue().encode())
+    lines = ["# mmcc (profile linux) vs the Linux kernel (testbed)", "",
+             f"Kernel {platform.release()}; {cases[0].duration_s:g} s runs." if cases else "",
+             f"{len(rows)} cases. Within +-10 %: reno/cubic/bbr {100 * frac(builtin):.0f} % of {len(builtin)}; "
+             f"the eBPF algorithms {100 * frac(ebpf):.0f} % of {len(ebpf)}.", "",
+             "Conditions: RATE-DELAY(one way)-BUFFER(BDP)-LOSS(per packet), or traceN (thesis-edge capacity x "
+             f"{TRACE_SCALE:g}). diff: (mmcc - kernel) / kernel of the goodput; RTT: mean smoothed RTT (kernel: "
+             "TCP_INFO every 10 ms) / mean RTT sample (mmcc).", "",
+             "| cca | kernel | condition | runs | mmcc Mb/s | kernel Mb/s (sd) | diff % | +-10 % | RTT ms mmcc / kernel |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in sorted(rows, key=lambda r: (r["cca"], r["condition"])):
+        lines.append(f"| {r['cca']} | {r['kernel_cca']} | {r['condition']} | {r['runs']} | {r['mmcc_mbps']:.1f} | "
+                     f"{r['kernel_mbps']:.1f} ({r['kernel_sd']:.1f}) | {r['diff_pct']:+.1f} | "
+                     f"{'yes' if r['within_10pct'] else 'no'} | {r['mmcc_rtt_ms']:.1f} / {r['kernel_rtt_ms']:.1f} |")
+    atomic_write_bytes(out / "report.md", ("\n".join(lines) + "\n").encode())
+    _plot_overlays(out, groups)
+    return {"cases": len(rows), "within_10pct": frac(rows), "builtin_within_10pct": frac(builtin),
+            "ebpf_within_10pct": frac(ebpf), "rows": rows}
+
+
+def _plot_overlays(out: Path, groups: dict) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..plots import save_figure
+
+    for (cca, cond), cs in groups.items():
+        m, k = _load(out, cs[0], "mmcc"), _load(out, cs[0], "kernel")
+        fig, ax = plt.subplots(figsize=(8, 3))
+        ax.plot(k["t_s"], k["cwnd_segments"], label=f"kernel ({KERNEL_BUILTIN.get(cca, 'mmcc_' + cca)})", lw=1)
+        ax.plot(m["t_s"], m["cwnd_segments"], label="mmcc (linux profile)", lw=1, ls="--")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("cwnd (segments)")
+        ax.set_title(f"{cca}, {cond}")
+        ax.legend(loc="upper right")
+        save_figure(fig, out / "cwnd" / f"{cca}-{cond}.png")
+        plt.close(fig)

@@ -3,11 +3,12 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: setup run test test-rust test-ns3 test-python validate ns3-deps bench clean
+.PHONY: setup run test test-rust test-ns3 test-bpf test-python validate ns3-deps kernel-deps bench clean
 
 # Create the virtualenv, install the Python dependencies and build the Rust extension (release).
 setup: $(VENV)/.deps
 	$(VENV)/bin/maturin develop --release --quiet
+	cargo build --release --quiet -p mmcc-linkemu
 
 $(VENV)/.deps: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,9 +21,10 @@ $(VENV)/.deps: pyproject.toml
 run: setup
 	$(VENV)/bin/mmcc reproduce thesis --quick --out out/thesis
 
-# Rust unit + system tests, the ns-3 module's unit tests, then the Python tests (fast suite, with a
-# short cross-check against ns-3; see `validate` for the long ones).
-test: setup test-rust test-ns3 test-python
+# Rust unit + system tests, the ns-3 module's unit tests, the eBPF programs (host arithmetic test;
+# built when clang/libbpf are there), then the Python tests (fast suite, with a short cross-check
+# against ns-3 and, as root, the kernel testbed; see `validate` for the long ones).
+test: setup test-rust test-ns3 test-bpf test-python
 
 # clippy enforces the engine's determinism rules (clippy.toml: no wall clock, no HashMap).
 test-rust:
@@ -50,6 +52,23 @@ ns3-deps:
 	elif [ "$$(id -u)" = 0 ]; then { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(NS3_DEBS); } \
 		|| echo "could not install ns-3 ($(NS3_DEBS)): the ns-3 checks will be skipped"; \
 	else echo "ns-3 is not installed; as root: apt-get install $(NS3_DEBS) (the ns-3 check will be skipped)"; fi
+
+# The eBPF congestion controls (bpf/): their integer arithmetic against the simulator's equations
+# on the host (needs only cc), then the BPF objects (needs clang, libbpf and bpftool, installed
+# here if missing and root; loading them is tested by the Python suite as root).
+test-bpf: kernel-deps
+	$(MAKE) --no-print-directory -C bpf test
+	@if command -v clang >/dev/null && command -v bpftool >/dev/null && [ -f /usr/include/bpf/bpf_helpers.h ] \
+		&& [ -f /sys/kernel/btf/vmlinux ]; then $(MAKE) --no-print-directory -C bpf -j$$(nproc); \
+	else echo "clang/libbpf/bpftool or kernel BTF missing: the BPF programs are not built"; fi
+
+KERNEL_DEBS := clang llvm libbpf-dev bpftool iproute2 ethtool
+kernel-deps:
+	@if command -v clang >/dev/null && command -v bpftool >/dev/null && [ -f /usr/include/bpf/bpf_helpers.h ] \
+		&& command -v ip >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(KERNEL_DEBS); } \
+		|| echo "could not install $(KERNEL_DEBS): the kernel checks will be skipped"; \
+	else echo "as root: apt-get install $(KERNEL_DEBS) (the kernel checks will be skipped)"; fi
 
 bench: setup
 	cargo bench -p mmcc-core --bench dumbbell

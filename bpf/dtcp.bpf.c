@@ -24,6 +24,7 @@ struct dtcp {
 	__u32 have_filtered;
 	__u32 acc; /* fraction of a segment, millionths */
 };
+MMCC_CA_STATE_FITS(struct dtcp);
 
 SEC("struct_ops/dtcp_init")
 void BPF_PROG(dtcp_init, struct sock *sk)
@@ -59,6 +60,8 @@ void BPF_PROG(dtcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = mmcc_tp(sk);
 	struct dtcp *s = mmcc_ca(sk);
 
+	if (!mmcc_cwnd_limited(tp))
+		return;
 	if (!mmcc_slow_start_then_ca(tp, acked))
 		return;
 	/* cwnd += N / cwnd per ACK */

@@ -39,6 +39,7 @@ struct fbtcp {
 	__u8 converging;
 	__u8 pad[2];
 };
+MMCC_CA_STATE_FITS(struct fbtcp);
 
 SEC("struct_ops/fbtcp_init")
 void BPF_PROG(fbtcp_init, struct sock *sk)
@@ -171,6 +172,8 @@ void BPF_PROG(fbtcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct mmcc_closed_round closed = {};
 	__s32 rtt = s->ack_rtt_us;
 
+	if (!mmcc_cwnd_limited(tp))
+		return;
 	s->ack_rtt_us = -1;
 	int round_end = mmcc_round_on_ack(&s->round, tp, rtt, &closed);
 	if (round_end && s->have_rate && s->base_rtt_us != MMCC_NO_RTT) {

@@ -18,6 +18,7 @@
 
 #include "vmlinux.h"
 
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -35,6 +36,11 @@ static __always_inline struct tcp_sock *mmcc_tp(struct sock *sk)
 {
 	return (struct tcp_sock *)sk;
 }
+
+/* A per-connection state must fit in the socket's icsk_ca_priv (ICSK_CA_PRIV_SIZE, 104 bytes). */
+#define MMCC_CA_STATE_FITS(type)                                                                   \
+	_Static_assert(sizeof(type) <= sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv),   \
+		       #type " does not fit in icsk_ca_priv")
 
 static __always_inline void *mmcc_ca(struct sock *sk)
 {
@@ -82,6 +88,21 @@ static __always_inline int mmcc_slow_start_then_ca(struct tcp_sock *tp, __u32 ac
 			return 0;
 	}
 	return tp->snd_cwnd >= tp->snd_ssthresh && acked > 0;
+}
+
+/*
+ * Linux tcp_is_cwnd_limited (include/net/tcp.h, RFC 7661), which every kernel module checks
+ * before growing cwnd: the flow used its window in the last round, or, in slow start, cwnd is
+ * below twice the largest flight. The simulator's linux profile applies the same rule before
+ * calling the algorithm (`cwnd_validation`), so an algorithm sees the same ACKs in both.
+ */
+static __always_inline int mmcc_cwnd_limited(const struct tcp_sock *tp)
+{
+	if (BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited))
+		return 1;
+	if (tp->snd_cwnd < tp->snd_ssthresh)
+		return tp->snd_cwnd < 2 * tp->max_packets_out;
+	return 0;
 }
 
 /* RFC 5681 eq. (4) as Linux computes it (tcp_reno_ssthresh): max(cwnd / 2, 2). */

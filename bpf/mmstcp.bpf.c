@@ -18,6 +18,7 @@ struct mmstcp {
 	__u32 a;   /* the ACK counter */
 	__u32 acc; /* fraction of a segment, millionths */
 };
+MMCC_CA_STATE_FITS(struct mmstcp);
 
 SEC("struct_ops/mmstcp_init")
 void BPF_PROG(mmstcp_init, struct sock *sk)
@@ -34,6 +35,8 @@ void BPF_PROG(mmstcp_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = mmcc_tp(sk);
 	struct mmstcp *s = mmcc_ca(sk);
 
+	if (!mmcc_cwnd_limited(tp))
+		return;
 	if (!mmcc_slow_start_then_ca(tp, acked))
 		return;
 	mmcc_add_useg(tp, &s->acc, MMCC_USEG / mmcc_max32(s->a, 1)); /* cwnd += 1/a per ACK */

@@ -11,6 +11,7 @@
 #include "mmcc_time_ratio.h"
 
 char _license[] SEC("license") = "GPL";
+MMCC_CA_STATE_FITS(struct mmcc_time_ratio);
 
 #define HS_ROWS	      73
 #define HS_LOW_WINDOW 38
@@ -60,6 +61,8 @@ void BPF_PROG(mrvhs_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = mmcc_tp(sk);
 	struct mmcc_time_ratio *s = mmcc_ca(sk);
 
+	if (!mmcc_cwnd_limited(tp))
+		return;
 	if (!mmcc_slow_start_then_ca(tp, acked))
 		return;
 	__u64 ratio = mmcc_tr_ratio_q16(s);

@@ -9,6 +9,7 @@
 #include "mmcc_time_ratio.h"
 
 char _license[] SEC("license") = "GPL";
+MMCC_CA_STATE_FITS(struct mmcc_time_ratio);
 
 SEC("struct_ops/msscca_init")
 void BPF_PROG(msscca_init, struct sock *sk)
@@ -28,6 +29,8 @@ void BPF_PROG(msscca_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = mmcc_tp(sk);
 	struct mmcc_time_ratio *s = mmcc_ca(sk);
 
+	if (!mmcc_cwnd_limited(tp))
+		return;
 	if (!mmcc_slow_start_then_ca(tp, acked))
 		return;
 	__u64 ratio = mmcc_tr_ratio_q16(s);

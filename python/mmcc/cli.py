@@ -170,6 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-plot", action="store_true", help="skip the PNG")
     t.add_argument("--cleanup", action="store_true",
                    help="only remove namespaces and registrations left by killed testbed runs")
+    t.add_argument("--check", action="store_true",
+                   help="only prove the link emulator: RTT, UDP below capacity, random loss, TCP capacity "
+                        "(50 Mb/s, 10 ms, 1 %% loss)")
 
     sub.add_parser("presets", help="list the scenario presets")
     sub.add_parser("algorithms", help="list the congestion control algorithms with sources and parameters")
@@ -467,6 +470,13 @@ def _cmd_testbed(a) -> int:
         removed = cleanup_stale()
         print(f"removed: {', '.join(removed) or 'nothing'}")
         return 0
+    if a.check:
+        from .testbed.check import check_emulator, format_checks
+
+        install_signal_handlers()
+        rows = check_emulator()
+        print(format_checks(rows))
+        return 0 if all(r["ok"] for r in rows) else 1
     if not a.scenario:
         raise TestbedError("testbed: give a SCENARIO (or --cleanup)")
     install_signal_handlers()

@@ -13,7 +13,8 @@ mmcc's six eBPF algorithms against their Rust versions.
 
 Kernel runs take real time, so they run one at a time; each result (JSON under OUT/runs/) is kept
 and reused while the build that made it is unchanged (the mmcc extension for the simulator side;
-the BPF objects, the emulator, the endpoint program and the kernel release for the testbed side).
+the kernel release, the emulator binary, `TESTBED_VERSION` and the algorithm's BPF object for the
+testbed side).
 `report.md`, `cases.csv` and the cwnd overlays (OUT/cwnd/) are rewritten from all results.
 """
 from __future__ import annotations
@@ -105,14 +106,20 @@ def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[st
     return [Case(c, r, d, b, l, t, s, dur) for c in ccas for (r, d, b, l, t) in conds for s in range(1, n + 1)]
 
 
-def kernel_build() -> str:
-    """Identity of the testbed side: BPF objects, emulator, endpoint program, kernel release."""
+#: Bump when the testbed's measurement changes (endpoints, sampling, table building): results of
+#: another version are run again.
+TESTBED_VERSION = 1
+
+
+def kernel_build(case: Case) -> str:
+    """Identity of the testbed side of a case: kernel release, the emulator binary, the testbed's
+    measurement version and, for an eBPF algorithm, its BPF object."""
     from ..testbed import bpf, run as tb
 
-    h = hashlib.sha256(platform.release().encode())
-    files = [tb.emulator_binary(), tb.ENDPOINT, *sorted(bpf.build().glob("*.bpf.o"))]
-    for f in files:
-        h.update(fingerprint(f).encode())
+    h = hashlib.sha256(f"{platform.release()} v{TESTBED_VERSION}".encode())
+    h.update(fingerprint(tb.emulator_binary()).encode())
+    if case.cca in EBPF:
+        h.update(fingerprint(bpf.BUILD / f"{case.cca}.bpf.o").encode())
     return h.hexdigest()[:16]
 
 
@@ -162,14 +169,22 @@ def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | Non
     cases = matrix(quick, seeds, duration, ccas)
     if any(c.trace for c in cases):
         thesis_edge_trace(out)
-    builds = {"mmcc": fingerprint(_core.__file__), "kernel": kernel_build()}
+    from ..testbed import bpf
+
+    ebpf = sorted({c.cca for c in cases if c.cca in EBPF})
+    if ebpf:
+        bpf.build()
+        # measure this build: a registration made earlier (another build) is replaced
+        bpf.unload(ebpf)
+    mmcc_build = fingerprint(_core.__file__)
+    build = {(c, side): mmcc_build if side == "mmcc" else kernel_build(c) for c in cases for side in ("mmcc", "kernel")}
     cleanup_stale()
     todo = [(c, side) for c in cases for side in ("mmcc", "kernel")
-            if not _is_current(_result_path(out, c, side), builds[side])]
+            if not _is_current(_result_path(out, c, side), build[(c, side)])]
     started = time.time()
     for k, (c, side) in enumerate(todo, 1):
         res = _run_side(c, side, out)
-        res.update({"case": c.__dict__, "side": side, "build": builds[side]})
+        res.update({"case": c.__dict__, "side": side, "build": build[(c, side)]})
         atomic_write_bytes(_result_path(out, c, side), json.dumps(res).encode())
         if progress:
             sys.stderr.write(f"\r{k}/{len(todo)} runs, {time.time() - started:.0f} s elapsed   ")

@@ -3,7 +3,10 @@
 Run as a script (standard library only, so it starts fast), never imported by the simulator:
 
     python endpoint.py recv --port P --bin-ms 10
-    python endpoint.py send --to ADDR --port P --cca NAME --start S --stop S --sample-ms 10
+    python endpoint.py send --to ADDR --port P --cca NAME --start-ns S --stop-ns S --sample-ms 10
+
+and, for the emulator's self-check (`mmcc testbed --check`), UDP probes: `udp-echo`/`udp-ping`
+(round-trip times) and `udp-sink`/`udp-send` (paced datagrams, counted).
 
 Both print `ready` once set up, then wait for `go T0_NS` on stdin, where T0_NS is the
 CLOCK_MONOTONIC time of the scenario's time 0 (the emulator's start). The receiver counts the
@@ -160,6 +163,90 @@ def send(a) -> dict:
             "samples": samples}
 
 
+def udp_echo(a) -> dict:
+    """Echo every datagram back to its sender until `stop` / end of input."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("0.0.0.0", a.port))
+    print("ready", flush=True)
+    n = 0
+    while True:
+        ready, _, _ = select.select([s, sys.stdin], [], [], 0.5)
+        if sys.stdin in ready and sys.stdin.readline().strip() in ("stop", ""):
+            return {"echoed": n}
+        if s in ready:
+            data, peer = s.recvfrom(65536)
+            s.sendto(data, peer)
+            n += 1
+
+
+def udp_ping(a) -> dict:
+    """`count` probes of `size` bytes every `interval_ms`; the round-trip time of each echo."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.connect((a.to, a.port))
+    s.setblocking(False)
+    rtts: dict[int, int] = {}
+    sent_at: dict[int, int] = {}
+    pad = b"\0" * max(0, a.size - 12)
+    step = a.interval_ms * 1_000_000
+    t_next = time.monotonic_ns()
+    end = t_next + a.count * step + 1_000_000_000
+    k = 0
+    while time.monotonic_ns() < end and len(rtts) < a.count:
+        now = time.monotonic_ns()
+        if k < a.count and now >= t_next:
+            sent_at[k] = now
+            s.send(struct.pack("=IQ", k, now) + pad)
+            k += 1
+            t_next += step
+        ready, _, _ = select.select([s], [], [], max(0.0, min(t_next, end) - now) / 1e9)
+        while ready:
+            try:
+                data = s.recv(65536)
+            except BlockingIOError:
+                break
+            seq, t_sent = struct.unpack_from("=IQ", data)
+            rtts[seq] = time.monotonic_ns() - t_sent
+    return {"sent": k, "rtt_ns": [rtts[i] for i in sorted(rtts)]}
+
+
+def udp_sink(a) -> dict:
+    """Count datagrams and bytes until `stop` / end of input."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    s.bind(("0.0.0.0", a.port))
+    print("ready", flush=True)
+    n = size = 0
+    first = last = None
+    while True:
+        ready, _, _ = select.select([s, sys.stdin], [], [], 0.5)
+        if s in ready:
+            data = s.recv(65536)
+            now = time.monotonic_ns()
+            first = now if first is None else first
+            last = now
+            n += 1
+            size += len(data)
+        if sys.stdin in ready and sys.stdin.readline().strip() in ("stop", ""):
+            return {"packets": n, "bytes": size, "first_ns": first, "last_ns": last}
+
+
+def udp_send(a) -> dict:
+    """Paced datagrams of `size` bytes at `rate_bps` (IP size counted) for `duration_ms`."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.connect((a.to, a.port))
+    payload = b"\0" * a.size
+    gap = (a.size + 28) * 8 * 1e9 / a.rate_bps
+    start = time.monotonic_ns()
+    n = 0
+    while n * gap < a.duration_ms * 1e6:
+        due = start + n * gap
+        while time.monotonic_ns() < due:
+            pass
+        s.send(payload)
+        n += 1
+    return {"sent": n, "bytes": n * a.size, "seconds": (time.monotonic_ns() - start) / 1e9}
+
+
 def main() -> int:
     p = argparse.ArgumentParser(prog="endpoint.py")
     sub = p.add_subparsers(dest="role", required=True)
@@ -173,9 +260,27 @@ def main() -> int:
     s.add_argument("--start-ns", type=int, default=0)
     s.add_argument("--stop-ns", type=int, required=True)
     s.add_argument("--sample-ms", type=int, default=10)
+    e = sub.add_parser("udp-echo")
+    e.add_argument("--port", type=int, required=True)
+    g = sub.add_parser("udp-ping")
+    g.add_argument("--to", required=True)
+    g.add_argument("--port", type=int, required=True)
+    g.add_argument("--count", type=int, default=50)
+    g.add_argument("--interval-ms", type=int, default=20)
+    g.add_argument("--size", type=int, default=64)
+    k = sub.add_parser("udp-sink")
+    k.add_argument("--port", type=int, required=True)
+    u = sub.add_parser("udp-send")
+    u.add_argument("--to", required=True)
+    u.add_argument("--port", type=int, required=True)
+    u.add_argument("--rate-bps", type=float, required=True)
+    u.add_argument("--duration-ms", type=int, required=True)
+    u.add_argument("--size", type=int, default=1400)
     a = p.parse_args()
     _die_with_parent()
-    out = receive(a) if a.role == "recv" else send(a)
+    roles = {"recv": receive, "send": send, "udp-echo": udp_echo, "udp-ping": udp_ping, "udp-sink": udp_sink,
+             "udp-send": udp_send}
+    out = roles[a.role](a)
     sys.stdout.write(json.dumps(out) + "\n")
     return 0
 

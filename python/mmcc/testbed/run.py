@@ -260,6 +260,11 @@ class Hosts:
         reason = bpf.unavailable_reason()
         if reason:
             raise TestbedError(reason)
+        reused = [n for n in wanted if n in bpf.available()]
+        if reused:
+            sys.stderr.write(f"note: using the registration of {', '.join(reused)} already in the kernel (made "
+                             "outside this run, possibly by another build); `mmcc kernel unload` first to run "
+                             "this build's\n")
         try:
             self.loaded.extend(bpf.load(wanted))
         finally:

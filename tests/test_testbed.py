@@ -1,0 +1,186 @@
+"""The kernel side: the testbed's plan (no privileges needed), then, as root with BPF and TUN,
+the eBPF algorithms loaded and carrying real transfers, the emulator proven against its
+configuration, and cleanup after Ctrl-C and after a killed run."""
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mmcc.scenario import Scenario, load
+from mmcc.testbed import bpf
+from mmcc.testbed.run import NS_PREFIX, kernel_cca, plan, unavailable_reason
+from mmcc.testbed.run import TestbedError as TbError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _wired(**over) -> dict:
+    d = {"name": "tb", "duration": "2s", "seed": 1, "nodes": ["server", "router", "client"],
+         "links": [{"between": ["server", "router"], "rate": "1Gbps", "delay": "5ms"},
+                   {"between": ["client", "router"], "rate": "50Mbps", "delay": "10ms",
+                    "reverse": {"queue": {"type": "droptail", "limit": "100000B"},
+                                "error": {"unit": "packet", "rate": 0.01}}}],
+         "flows": [{"from": "server", "to": "client", "cca": "cubic"}]}
+    d.update(over)
+    return d
+
+
+def test_plan_chains_the_path_in_order_with_each_direction():
+    p = plan(Scenario.from_dict(_wired()).config)
+    # forward: server->router (1 Gb/s), then router->client: the second link is given as
+    # client-router, so the data direction is its reverse (with its queue and loss)
+    assert [h["rate"] for h in p.forward] == [1_000_000_000, 50_000_000]
+    assert p.forward[1]["queue"]["limit_bytes"] == 100_000
+    assert p.forward[1]["error"] == {"unit": "packet", "rate": 0.01}
+    assert [h["rate"] for h in p.reverse] == [50_000_000, 1_000_000_000]
+    assert p.reverse[0]["error"] is None
+    assert p.link_ids == [(0, "forward"), (1, "reverse")]
+    assert p.mtu == 1500 and p.duration_ns == 2_000_000_000
+
+
+def test_plan_refuses_what_it_cannot_emulate_with_the_way_out():
+    with pytest.raises(TbError, match="export-trace"):
+        plan(load("thesis-edge").config)
+    two_pairs = _wired(flows=[{"from": "server", "to": "client"}, {"from": "client", "to": "server"}])
+    with pytest.raises(TbError, match="one pair of nodes"):
+        plan(Scenario.from_dict(two_pairs).config)
+    with pytest.raises(TbError, match="no kernel version"):
+        plan(Scenario.from_dict(_wired(flows=[{"from": "server", "to": "client", "cca": "vegas"}])).config)
+    codel = _wired()
+    codel["links"][1]["reverse"]["queue"] = {"type": "codel"}
+    with pytest.raises(TbError, match="drop-tail"):
+        plan(Scenario.from_dict(codel).config)
+    finite = _wired(flows=[{"from": "server", "to": "client", "app": {"type": "bulk", "bytes": "1MB"}}])
+    with pytest.raises(TbError, match="unlimited bulk"):
+        plan(Scenario.from_dict(finite).config)
+
+
+def test_kernel_names():
+    assert kernel_cca("newreno") == "reno" and kernel_cca("rttv") == "mmcc_rttv"
+    assert kernel_cca("mmcc_dtcp") == "mmcc_dtcp"
+    assert bpf.names("all") == [f"mmcc_{a}" for a in bpf.ALGORITHMS]
+    with pytest.raises(bpf.KernelError, match="unknown eBPF algorithm"):
+        bpf.names(["cubic"])
+
+
+def test_bpf_arithmetic_on_the_host():
+    """The integer arithmetic of the BPF programs against the simulator's equations (cc only)."""
+    r = subprocess.run(["make", "-s", "-C", str(ROOT / "bpf"), "test", f"BUILD={ROOT / 'target' / 'bpf-test'}"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "all checks passed" in r.stdout
+
+
+def test_cli_kernel_list_works_without_root_or_bpf():
+    r = subprocess.run([sys.executable, "-m", "mmcc.cli", "kernel", "list"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert "mmcc_rttv" in r.stdout and "Traceback" not in r.stderr
+
+
+REASON = unavailable_reason() or bpf.unavailable_reason()
+needs_kernel = pytest.mark.skipif(REASON is not None, reason=f"kernel testbed unavailable: {REASON}")
+
+
+def _our_namespaces(pid: int) -> list[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return [ln.split()[0] for ln in out.splitlines() if ln.startswith(f"{NS_PREFIX}-{pid}-")]
+
+
+@needs_kernel
+def test_every_ebpf_algorithm_loads_carries_a_transfer_and_unloads():
+    from mmcc.testbed.run import run_testbed
+
+    before = set(bpf.registered())
+    flows = [{"from": "a", "to": "b", "cca": a} for a in bpf.ALGORITHMS]
+    sc = Scenario.from_dict({"name": "six", "duration": "3s", "nodes": ["a", "b"],
+                             "links": [{"between": ["a", "b"], "rate": "60Mbps", "delay": "5ms",
+                                        "forward": {"queue": {"type": "droptail", "limit": "150000B"}}}],
+                             "flows": flows})
+    r = run_testbed(sc)
+    f = r.flows.to_pydict()
+    assert f["cca"] == [f"mmcc_{a}" for a in bpf.ALGORITHMS]
+    for cca, mbps in zip(f["cca"], f["throughput_mbps"]):
+        assert mbps > 1.0, f"{cca} carried {mbps} Mb/s"
+    # together they fill the link (60 Mb/s x 1448/1500)
+    assert sum(f["delivered_bytes"]) * 8 / 3 / 1e6 > 0.8 * 60 * 1448 / 1500
+    # whatever this run registered is gone again; what was there before is untouched
+    assert set(bpf.registered()) == before
+    # and an explicit load / unload round trip leaves nothing registered
+    loaded = bpf.load("all")
+    assert set(bpf.registered()) == {f"mmcc_{a}" for a in bpf.ALGORITHMS}
+    bpf.unload(loaded)
+    assert set(bpf.registered()) == before
+
+
+@needs_kernel
+def test_the_emulator_matches_its_configuration():
+    from mmcc.testbed.check import check_emulator, format_checks
+
+    rows = check_emulator()
+    assert all(r["ok"] for r in rows), format_checks(rows)
+
+
+def _start_testbed(tmp_path: Path, duration: str) -> subprocess.Popen:
+    sc = tmp_path / "s.toml"
+    sc.write_text(f"""name = "kill"\nduration = "{duration}"\nnodes = ["a", "b"]\n
+[[links]]\nbetween = ["a", "b"]\nrate = "20Mbps"\ndelay = "5ms"\n
+[[flows]]\nfrom = "a"\nto = "b"\ncca = "rttv"\n""")
+    return subprocess.Popen([sys.executable, "-m", "mmcc.cli", "testbed", str(sc), "--out", str(tmp_path / "o")],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_namespaces(p: subprocess.Popen) -> None:
+    for _ in range(200):
+        if len(_our_namespaces(p.pid)) == 2 and "mmcc_rttv" in bpf.available():
+            return
+        time.sleep(0.05)
+    raise AssertionError("the testbed did not set up its namespaces")
+
+
+def _children_of(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout
+    return [int(ln.split()[0]) for ln in out.splitlines()[1:] if ln.split()[1] == str(pid)]
+
+
+@needs_kernel
+def test_ctrl_c_cleans_up_everything(tmp_path):
+    before = set(bpf.registered())
+    p = _start_testbed(tmp_path, "60s")
+    _wait_for_namespaces(p)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err
+    assert _our_namespaces(p.pid) == []
+    assert set(bpf.registered()) == before
+
+
+@needs_kernel
+def test_a_killed_run_leaves_nothing_after_cleanup(tmp_path):
+    before = set(bpf.registered())
+    p = _start_testbed(tmp_path, "60s")
+    _wait_for_namespaces(p)
+    time.sleep(1.0)
+    kids = _children_of(p.pid)
+    assert kids, "the testbed runs the emulator and the endpoints as its children"
+    p.kill()
+    p.wait()
+    # the emulator and the endpoints die with it (PR_SET_PDEATHSIG)
+    for _ in range(100):
+        if not any(Path(f"/proc/{k}").exists() for k in kids):
+            break
+        time.sleep(0.05)
+    assert not any(Path(f"/proc/{k}").exists() for k in kids)
+    # its namespaces and its registration are left until a cleanup (or the next run)
+    r = subprocess.run([sys.executable, "-m", "mmcc.cli", "testbed", "--cleanup"], cwd=ROOT, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    assert _our_namespaces(p.pid) == []
+    assert set(bpf.registered()) == before
+    assert not (Path("/run/mmcc-testbed") / f"{p.pid}.json").exists()

@@ -43,36 +43,13 @@ static __always_inline __u32 hs_b_percent(__u32 w)
 	return hs_b_pct[HS_ROWS - 1];
 }
 
-SEC("struct_ops/mrvhs_init")
-void BPF_PROG(mrvhs_init, struct sock *sk)
+/* alpha = sqrt(MSS * TimeRatio), MSS in bytes (the MSS-CCA increment) */
+static __always_inline __u64 mrvhs_increment(const struct tcp_sock *tp, __u64 ratio_q16)
 {
-	mmcc_tr_init(mmcc_ca(sk));
+	return mmcc_mss_f_q16(ratio_q16, tp->mss_cache);
 }
 
-SEC("struct_ops/mrvhs_pkts_acked")
-void BPF_PROG(mrvhs_pkts_acked, struct sock *sk, const struct ack_sample *sample)
-{
-	mmcc_tr_sample(mmcc_ca(sk), sample->rtt_us);
-}
-
-SEC("struct_ops/mrvhs_cong_avoid")
-void BPF_PROG(mrvhs_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
-{
-	struct tcp_sock *tp = mmcc_tp(sk);
-	struct mmcc_time_ratio *s = mmcc_ca(sk);
-
-	if (!mmcc_cwnd_limited(tp))
-		return;
-	if (!mmcc_slow_start_then_ca(tp, acked))
-		return;
-	__u64 ratio = mmcc_tr_ratio_q16(s);
-	if (!ratio) {
-		mmcc_reno_ack(tp, &s->acc);
-		return;
-	}
-	/* alpha = sqrt(MSS * TimeRatio), Q16; cwnd += alpha / cwnd */
-	mmcc_tr_grow(tp, s, mmcc_mss_f_q16(ratio, tp->mss_cache));
-}
+MMCC_TIME_RATIO_HOOKS(mrvhs, mrvhs_increment)
 
 SEC("struct_ops/mrvhs_ssthresh")
 __u32 BPF_PROG(mrvhs_ssthresh, struct sock *sk)
@@ -85,12 +62,6 @@ __u32 BPF_PROG(mrvhs_ssthresh, struct sock *sk)
 	/* RFC 3649: cwnd = (1 - b(w)) w, in whole segments */
 	__u64 segs = (__u64)w * (100 - hs_b_percent(w)) / 100;
 	return (__u32)mmcc_max64(segs, MMCC_MIN_CWND);
-}
-
-SEC("struct_ops/mrvhs_undo_cwnd")
-__u32 BPF_PROG(mrvhs_undo_cwnd, struct sock *sk)
-{
-	return tcp_reno_undo_cwnd(sk);
 }
 
 SEC(".struct_ops")

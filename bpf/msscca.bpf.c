@@ -11,47 +11,18 @@
 char _license[] SEC("license") = "GPL";
 MMCC_CA_STATE_FITS(struct mmcc_time_ratio);
 
-SEC("struct_ops/msscca_init")
-void BPF_PROG(msscca_init, struct sock *sk)
+/* F = sqrt(MSS * TimeRatio), MSS in bytes */
+static __always_inline __u64 msscca_increment(const struct tcp_sock *tp, __u64 ratio_q16)
 {
-	mmcc_tr_init(mmcc_ca(sk));
+	return mmcc_mss_f_q16(ratio_q16, tp->mss_cache);
 }
 
-SEC("struct_ops/msscca_pkts_acked")
-void BPF_PROG(msscca_pkts_acked, struct sock *sk, const struct ack_sample *sample)
-{
-	mmcc_tr_sample(mmcc_ca(sk), sample->rtt_us);
-}
-
-SEC("struct_ops/msscca_cong_avoid")
-void BPF_PROG(msscca_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
-{
-	struct tcp_sock *tp = mmcc_tp(sk);
-	struct mmcc_time_ratio *s = mmcc_ca(sk);
-
-	if (!mmcc_cwnd_limited(tp))
-		return;
-	if (!mmcc_slow_start_then_ca(tp, acked))
-		return;
-	__u64 ratio = mmcc_tr_ratio_q16(s);
-	if (!ratio) {
-		mmcc_reno_ack(tp, &s->acc);
-		return;
-	}
-	/* F = sqrt(MSS * TimeRatio): sqrt(mss * ratio_q16 * 2^16) = F * 2^16 */
-	mmcc_tr_grow(tp, s, mmcc_mss_f_q16(ratio, tp->mss_cache)); /* cwnd += F / cwnd */
-}
+MMCC_TIME_RATIO_HOOKS(msscca, msscca_increment)
 
 SEC("struct_ops/msscca_ssthresh")
 __u32 BPF_PROG(msscca_ssthresh, struct sock *sk)
 {
 	return mmcc_half_cwnd(mmcc_tp(sk)); /* beta = 0.5 */
-}
-
-SEC("struct_ops/msscca_undo_cwnd")
-__u32 BPF_PROG(msscca_undo_cwnd, struct sock *sk)
-{
-	return tcp_reno_undo_cwnd(sk);
 }
 
 SEC(".struct_ops")

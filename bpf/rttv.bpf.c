@@ -11,47 +11,18 @@
 char _license[] SEC("license") = "GPL";
 MMCC_CA_STATE_FITS(struct mmcc_time_ratio);
 
-SEC("struct_ops/rttv_init")
-void BPF_PROG(rttv_init, struct sock *sk)
+/* eq. 4.4: F = sqrt(TimeRatio * cwnd) */
+static __always_inline __u64 rttv_increment(const struct tcp_sock *tp, __u64 ratio_q16)
 {
-	mmcc_tr_init(mmcc_ca(sk));
+	return mmcc_rttv_f_q16(ratio_q16, tp->snd_cwnd);
 }
 
-SEC("struct_ops/rttv_pkts_acked")
-void BPF_PROG(rttv_pkts_acked, struct sock *sk, const struct ack_sample *sample)
-{
-	mmcc_tr_sample(mmcc_ca(sk), sample->rtt_us);
-}
-
-SEC("struct_ops/rttv_cong_avoid")
-void BPF_PROG(rttv_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
-{
-	struct tcp_sock *tp = mmcc_tp(sk);
-	struct mmcc_time_ratio *s = mmcc_ca(sk);
-
-	if (!mmcc_cwnd_limited(tp))
-		return;
-	if (!mmcc_slow_start_then_ca(tp, acked))
-		return;
-	__u64 ratio = mmcc_tr_ratio_q16(s);
-	if (!ratio) {
-		mmcc_reno_ack(tp, &s->acc);
-		return;
-	}
-	/* eq. 4.4: F = sqrt(TimeRatio * cwnd); eq. 4.5: cwnd += F / cwnd */
-	mmcc_tr_grow(tp, s, mmcc_rttv_f_q16(ratio, tp->snd_cwnd));
-}
+MMCC_TIME_RATIO_HOOKS(rttv, rttv_increment)
 
 SEC("struct_ops/rttv_ssthresh")
 __u32 BPF_PROG(rttv_ssthresh, struct sock *sk)
 {
 	return mmcc_half_cwnd(mmcc_tp(sk)); /* beta = 0.5 */
-}
-
-SEC("struct_ops/rttv_undo_cwnd")
-__u32 BPF_PROG(rttv_undo_cwnd, struct sock *sk)
-{
-	return tcp_reno_undo_cwnd(sk);
 }
 
 SEC(".struct_ops")

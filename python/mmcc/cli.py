@@ -95,12 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ns3: the simulator against ns-3 (Debian's libns3-dev); linux: the `linux` profile against "
                         "the kernel on this machine (the testbed, root)")
     v.add_argument("--quick", action="store_true", help="a small subset (a few minutes)")
-    v.add_argument("--seeds", type=int, help="seeds per case (default 5; --quick 4)")
-    v.add_argument("--duration", type=float, help="simulated seconds per run (default 20)")
+    v.add_argument("--seeds", type=int, help="seeds per case (ns3: default 5, --quick 4; linux: repetitions, default 1)")
+    v.add_argument("--duration", type=float, help="seconds per run (ns3: default 20; linux: 15, --quick 10)")
     v.add_argument("--cca", help="comma-separated algorithms (default: the 11 ns-3 classes and the 6 ported "
                                  "mmWave algorithms)")
-    v.add_argument("--rate", help="comma-separated bottlenecks: 100Mbps, 1Gbps, steps, square, trace, 2flows "
-                                  "(default: all; the last four run without random loss)")
+    v.add_argument("--rate", help="comma-separated bottlenecks. ns3: 100Mbps, 1Gbps, steps, square, trace, 2flows "
+                                  "(default: all; the last four run without random loss); linux: rates up to "
+                                  "200Mbps and trace1, trace2 (default: 20Mbps, 100Mbps, trace1, trace2)")
     v.add_argument("--loss", help="comma-separated per-packet loss rates (default: 0,1e-5,1e-4,1e-3)")
     v.add_argument("--workers", type=int, help="parallel runs (default: all cores)")
     v.add_argument("--out", default="out/validate-ns3", help="output folder (resumable)")
@@ -504,8 +505,13 @@ def _cmd_validate(a) -> int:
         from .experiments.validate_linux import run_validation as run_linux
 
         ccas = [c.strip() for c in a.cca.split(",")] if a.cca else None
+        rates = [r.strip() for r in a.rate.split(",")] if a.rate else None
+        try:
+            losses = [float(x) for x in a.loss.split(",")] if a.loss else None
+        except ValueError:
+            raise ValueError(f"validate: --loss {a.loss!r}: expected comma-separated numbers, e.g. 0,1e-3") from None
         res = run_linux(a.out if a.out != "out/validate-ns3" else "out/validate-linux", quick=a.quick,
-                        seeds=a.seeds, duration=a.duration, ccas=ccas)
+                        seeds=a.seeds, duration=a.duration, ccas=ccas, rates=rates, losses=losses)
         print(f"{res['cases']} cases: {100 * res['within_10pct']:.0f} % within +-10 % of the kernel; "
               f"report: {res['out']}/report.md")
         return 0

@@ -25,6 +25,19 @@ def save_figure(fig, path: str | Path, dpi: int = 110) -> Path:
     return out
 
 
+
+def cwnd_overlay(path, title: str, curves: list[tuple]) -> None:
+    """cwnd (segments) over time of several runs of one case on one axis: curves of
+    (t_s, cwnd_segments, label, line style), for the validation reports."""
+    fig, ax = plt.subplots(figsize=(8, 3))
+    for t, w, label, ls in curves:
+        ax.plot(t, w, label=label, lw=1, ls=ls)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("cwnd (segments)")
+    ax.set_title(title)
+    ax.legend(loc="upper right")
+    save_figure(fig, path)
+
 def overview(result: RunResult, path: str | Path) -> Path:
     """cwnd, throughput (per 100 ms) and RTT over time, one line per flow, shared time axis."""
     cw = result.tables["cwnd"].to_pydict()

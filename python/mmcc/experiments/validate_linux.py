@@ -90,19 +90,41 @@ def scenario(case: Case, out: Path) -> dict:
     }
 
 
-def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[str] | None) -> list[Case]:
+def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[str] | None,
+           rates: list[str] | None = None, losses: list[float] | None = None) -> list[Case]:
+    """The cases: `rates` are bottleneck rates ("20Mbps") or traces ("trace1", "trace2"),
+    `losses` per-packet loss rates (default: the whole matrix; --quick: one lossless case)."""
+    from ..units import parse_rate
+
     allowed = [*KERNEL_BUILTIN, *EBPF]
     for c in ccas or []:
         if c not in allowed:
             raise ValueError(f"validate linux: {c!r} has no kernel version here; allowed: {', '.join(allowed)}")
+    mbps, traces = [], []
+    for r in rates or []:
+        if r.startswith("trace") and r[5:].isdigit() and int(r[5:]) in TRACES:
+            traces.append(int(r[5:]))
+            continue
+        try:
+            v = parse_rate(r) / 1e6
+        except ValueError:
+            v = 0
+        if not 1 <= v <= 200:
+            raise ValueError(f"validate linux: --rate {r!r}: expected a rate from 1Mbps to 200Mbps (the emulator's "
+                             f"range here) or {', '.join(f'trace{t}' for t in TRACES)}")
+        mbps.append(int(v))
+    for x in losses or []:
+        if not 0.0 <= x < 0.5:
+            raise ValueError(f"validate linux: loss {x!r} is out of range; allowed: 0 <= loss < 0.5 per packet")
     n, dur = seeds or 1, duration or (10.0 if quick else 15.0)
-    if quick:
-        ccas = ccas or allowed
+    ccas = ccas or allowed
+    if quick and not rates and not losses:
         conds = [(50, 20, 1.0, 0.0, 0)]
     else:
-        ccas = ccas or allowed
-        conds = [(r, d, b, l, 0) for r in RATES_MBPS for d in DELAYS_MS for b in BUFFERS_BDP for l in LOSSES]
-        conds += [(100, 10, 1.0, 0.0, t) for t in TRACES]
+        if not rates:
+            mbps, traces = RATES_MBPS, list(TRACES)
+        conds = [(r, d, b, l, 0) for r in mbps for d in DELAYS_MS for b in BUFFERS_BDP for l in (losses or LOSSES)]
+        conds += [(100, 10, 1.0, 0.0, t) for t in traces]
     return [Case(c, r, d, b, l, t, s, dur) for c in ccas for (r, d, b, l, t) in conds for s in range(1, n + 1)]
 
 
@@ -157,7 +179,8 @@ def _is_current(path: Path, build: str) -> bool:
 
 
 def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | None = None,
-                   duration: float | None = None, ccas: list[str] | None = None, progress: bool = True) -> dict:
+                   duration: float | None = None, ccas: list[str] | None = None, rates: list[str] | None = None,
+                   losses: list[float] | None = None, progress: bool = True) -> dict:
     from .. import _core
     from ..testbed.run import TestbedError, cleanup_stale, unavailable_reason
 
@@ -166,7 +189,7 @@ def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | Non
         raise TestbedError(f"validate linux: {reason}")
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    cases = matrix(quick, seeds, duration, ccas)
+    cases = matrix(quick, seeds, duration, ccas, rates, losses)
     if any(c.trace for c in cases):
         thesis_edge_trace(out)
     from ..testbed import bpf
@@ -243,20 +266,11 @@ def write_report(out: Path, cases: list[Case]) -> dict:
 
 
 def _plot_overlays(out: Path, groups: dict) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..plots import save_figure
+    """cwnd over time, first repetition of each case, kernel and simulator."""
+    from ..plots import cwnd_overlay
 
     for (cca, cond), cs in groups.items():
         m, k = _load(out, cs[0], "mmcc"), _load(out, cs[0], "kernel")
-        fig, ax = plt.subplots(figsize=(8, 3))
-        ax.plot(k["t_s"], k["cwnd_segments"], label=f"kernel ({KERNEL_BUILTIN.get(cca, 'mmcc_' + cca)})", lw=1)
-        ax.plot(m["t_s"], m["cwnd_segments"], label="mmcc (linux profile)", lw=1, ls="--")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("cwnd (segments)")
-        ax.set_title(f"{cca}, {cond}")
-        ax.legend(loc="upper right")
-        save_figure(fig, out / "cwnd" / f"{cca}-{cond}.png")
-        plt.close(fig)
+        cwnd_overlay(out / "cwnd" / f"{cca}-{cond}.png", f"{cca}, {cond}",
+                     [(k["t_s"], k["cwnd_segments"], f"kernel ({KERNEL_BUILTIN.get(cca, 'mmcc_' + cca)})", "-"),
+                      (m["t_s"], m["cwnd_segments"], "mmcc (linux profile)", "--")])

@@ -297,21 +297,11 @@ def write_report(out: Path, cases: list[Case]) -> dict:
 
 def _plot_overlays(out: Path, groups: dict) -> None:
     """cwnd over time, first seed of each case, both simulators."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..plots import save_figure
+    from ..plots import cwnd_overlay
 
     for (cca, rate, loss), cs in groups.items():
         c = cs[0]
         m, n = _load(out, c, "mmcc"), _load(out, c, "ns3")
-        fig, ax = plt.subplots(figsize=(8, 3))
-        ax.plot(n["t_s"], np.array(n["cwnd_bytes"]) / 1400, label="ns-3 3.37", lw=1)
-        ax.plot(m["t_s"], np.array(m["cwnd_bytes"]) / 1400, label="mmcc (ns3 profile)", lw=1, ls="--")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("cwnd (segments)")
-        ax.set_title(f"{cca}, {rate}, loss {loss:g}, seed {c.seed}")
-        ax.legend(loc="upper right")
-        save_figure(fig, out / "cwnd" / f"{cca}-{rate.replace('/', '_')}-{loss:g}.png")
-        plt.close(fig)
+        cwnd_overlay(out / "cwnd" / f"{cca}-{rate.replace('/', '_')}-{loss:g}.png", f"{cca}, {rate}, loss {loss:g}, seed {c.seed}",
+                     [(n["t_s"], np.array(n["cwnd_bytes"]) / 1400, "ns-3 3.37", "-"),
+                      (m["t_s"], np.array(m["cwnd_bytes"]) / 1400, "mmcc (ns3 profile)", "--")])

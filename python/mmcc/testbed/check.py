@@ -38,6 +38,19 @@ def _result(name: str, measured: float, expected: float, lo: float, hi: float, u
             "ok": lo <= measured <= hi}
 
 
+def _udp_transfer(h: Hosts, port: int, rate_bps: float, duration_ms: int, delay_ms: float) -> tuple[dict, dict]:
+    """Paced 1400-byte datagrams from a to b; returns (what was sent, what arrived)."""
+    sink = h.spawn(h.ns_b, ["udp-sink", "--port", str(port)])
+    _expect_ready(sink, "UDP sink")
+    snd = h.spawn(h.ns_a, ["udp-send", "--to", ADDR_B, "--port", str(port), "--rate-bps", str(rate_bps),
+                           "--duration-ms", str(duration_ms), "--size", "1400"])
+    sent = _read_json(snd, "UDP sender", 20)
+    time.sleep(0.2 + 2 * delay_ms / 1e3)  # the last datagrams' flight
+    sink.stdin.write("stop\n")
+    sink.stdin.flush()
+    return sent, _read_json(sink, "UDP sink", 10)
+
+
 def check_emulator(rate_mbps: float = 50.0, delay_ms: float = 10.0, loss: float = 0.01, seed: int = 1) -> list[dict]:
     """Run the four checks; returns one dict per check (measured, expected, allowed range, ok)."""
     reason = unavailable_reason()
@@ -61,15 +74,7 @@ def check_emulator(rate_mbps: float = 50.0, delay_ms: float = 10.0, loss: float 
             expect = 2 * delay_ms + 2 * (64 + 28) * 8 / rate * 1e3
             out.append(_result("rtt_median", rtt, expect, 0.95 * expect, 1.05 * expect, "ms"))
             # 2. UDP below capacity: nothing lost, the rate kept
-            sink = h.spawn(h.ns_b, ["udp-sink", "--port", str(PORT + 1)])
-            _expect_ready(sink, "UDP sink")
-            snd = h.spawn(h.ns_a, ["udp-send", "--to", ADDR_B, "--port", str(PORT + 1), "--rate-bps",
-                                   str(rate / 2), "--duration-ms", "2000", "--size", "1400"])
-            s = _read_json(snd, "UDP sender", 20)
-            time.sleep(0.2 + 2 * delay_ms / 1e3)
-            sink.stdin.write("stop\n")
-            sink.stdin.flush()
-            k = _read_json(sink, "UDP sink", 10)
+            s, k = _udp_transfer(h, PORT + 1, rate / 2, 2000, delay_ms)
             out.append(_result("udp_half_rate_delivered", k["packets"] / max(s["sent"], 1), 1.0, 1.0, 1.0, "fraction"))
             span = (k["last_ns"] - k["first_ns"]) / 1e9 if k["packets"] > 1 else math.nan
             got = (k["packets"] - 1) * 1428 * 8 / span / 1e6 if span and span > 0 else math.nan
@@ -78,15 +83,7 @@ def check_emulator(rate_mbps: float = 50.0, delay_ms: float = 10.0, loss: float 
         with Hosts(_plan(rate, delay, loss, seed), Path(tmp)) as h:
             h.start_clock()
             # 3. random loss at a fifth of the capacity
-            sink = h.spawn(h.ns_b, ["udp-sink", "--port", str(PORT + 2)])
-            _expect_ready(sink, "UDP sink")
-            snd = h.spawn(h.ns_a, ["udp-send", "--to", ADDR_B, "--port", str(PORT + 2), "--rate-bps",
-                                   str(rate / 5), "--duration-ms", "3000", "--size", "1400"])
-            s = _read_json(snd, "UDP sender", 20)
-            time.sleep(0.2 + 2 * delay_ms / 1e3)
-            sink.stdin.write("stop\n")
-            sink.stdin.flush()
-            k = _read_json(sink, "UDP sink", 10)
+            s, k = _udp_transfer(h, PORT + 2, rate / 5, 3000, delay_ms)
         dropped = (h.stats or {}).get("forward", [{}])[0].get("drops_error_model")
         n = s["sent"]
         sd = math.sqrt(n * loss * (1 - loss))

@@ -97,6 +97,8 @@ class RunResult:
     #: Set when the run was interrupted (Ctrl-C): the simulated time it reached; the tables
     #: then cover [0, interrupted_at_s) only.
     interrupted_at_s: float | None = None
+    #: Extra facts for run.json (the kernel testbed: the sender namespace's TCP counters).
+    extra: dict | None = None
 
     @property
     def flows(self) -> pa.Table:
@@ -146,7 +148,7 @@ class RunResult:
         tcp = [json.loads(_core.resolve_tcp(json.dumps(f.get("tcp", {})))) for f in self.scenario.config["flows"]]
         info = {**meta, "config": compact_config(self.scenario.config), "tcp_settings": tcp, "events_processed": self.events_processed,
                 "wall_seconds": round(self.wall_seconds, 3), "data_sha256": self.data_hash(),
-                "tables": [p.name for p in written]}
+                "tables": [p.name for p in written], **(self.extra or {})}
         atomic_write_bytes(out / "run.json", (json.dumps(info, indent=2, sort_keys=True) + "\n").encode())
         written.append(out / "run.json")
         return written

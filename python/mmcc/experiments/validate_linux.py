@@ -149,8 +149,11 @@ def _summary(r, duration_s: float, per_sample: bool) -> dict:
     f = r.flows.to_pydict()
     src = r.tables["cwnd"].to_pydict() if per_sample else r.tables["series"].to_pydict()
     keep = [i for i, fl in enumerate(src["flow_id"]) if fl == 0]
+    kc = (r.extra or {}).get("kernel_tcp_counters", {})
     return {"goodput_mbps": sum(b * 8 / duration_s / 1e6 for b in f["delivered_bytes"]),
             "rtt_mean_ms": f["rtt_mean_ms"][0], "retransmits": f["retransmits"][0],
+            "recoveries": f["fast_retransmits"][0], "rtos": f["rtos"][0],
+            "loss_probes": kc.get("TcpExtTCPLossProbes"),
             "t_s": [src["t_s"][i] for i in keep], "cwnd_segments": [src["cwnd_segments"][i] for i in keep],
             "wall_s": r.wall_seconds}
 
@@ -222,6 +225,12 @@ def _load(out: Path, case: Case, side: str) -> dict:
     return json.loads(_result_path(out, case, side).read_text())
 
 
+def _mean(values) -> float:
+    """Mean of the known values (NaN when none is known: results made before a count existed)."""
+    v = [x for x in values if x is not None and x == x]
+    return float(np.mean(v)) if v else float("nan")
+
+
 def write_report(out: Path, cases: list[Case]) -> dict:
     """Per (cca, condition): mean over repetitions on both sides, difference, +-10 % band."""
     groups: dict[tuple, list[Case]] = {}
@@ -236,7 +245,10 @@ def write_report(out: Path, cases: list[Case]) -> dict:
                      "runs": len(cs), "mmcc_mbps": float(m.mean()), "kernel_mbps": float(k.mean()),
                      "kernel_sd": float(k.std()), "diff_pct": 100 * diff, "within_10pct": bool(abs(diff) <= BAND),
                      "mmcc_rtt_ms": float(np.mean([_load(out, c, "mmcc")["rtt_mean_ms"] for c in cs])),
-                     "kernel_rtt_ms": float(np.mean([_load(out, c, "kernel")["rtt_mean_ms"] for c in cs]))})
+                     "kernel_rtt_ms": float(np.mean([_load(out, c, "kernel")["rtt_mean_ms"] for c in cs])),
+                     "mmcc_rtos": _mean(_load(out, c, "mmcc").get("rtos") for c in cs),
+                     "kernel_rtos": _mean(_load(out, c, "kernel").get("rtos") for c in cs),
+                     "kernel_loss_probes": _mean(_load(out, c, "kernel").get("loss_probes") for c in cs)})
     builtin = [r for r in rows if r["cca"] in KERNEL_BUILTIN]
     ebpf = [r for r in rows if r["cca"] in EBPF]
     frac = lambda rs: float(np.mean([r["within_10pct"] for r in rs])) if rs else float("nan")  # noqa: E731
@@ -253,12 +265,15 @@ def write_report(out: Path, cases: list[Case]) -> dict:
              "Conditions: RATE-DELAY(one way)-BUFFER(BDP)-LOSS(per packet), or traceN (thesis-edge capacity x "
              f"{TRACE_SCALE:g}). diff: (mmcc - kernel) / kernel of the goodput; RTT: mean smoothed RTT (kernel: "
              "TCP_INFO every 10 ms) / mean RTT sample (mmcc).", "",
-             "| cca | kernel | condition | runs | mmcc Mb/s | kernel Mb/s (sd) | diff % | +-10 % | RTT ms mmcc / kernel |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| cca | kernel | condition | runs | mmcc Mb/s | kernel Mb/s (sd) | diff % | +-10 % | RTT ms mmcc / kernel "
+             "| RTOs mmcc / kernel | kernel loss probes |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    num = lambda x: "-" if x != x else f"{x:.0f}"  # noqa: E731
     for r in sorted(rows, key=lambda r: (r["cca"], r["condition"])):
         lines.append(f"| {r['cca']} | {r['kernel_cca']} | {r['condition']} | {r['runs']} | {r['mmcc_mbps']:.1f} | "
                      f"{r['kernel_mbps']:.1f} ({r['kernel_sd']:.1f}) | {r['diff_pct']:+.1f} | "
-                     f"{'yes' if r['within_10pct'] else 'no'} | {r['mmcc_rtt_ms']:.1f} / {r['kernel_rtt_ms']:.1f} |")
+                     f"{'yes' if r['within_10pct'] else 'no'} | {r['mmcc_rtt_ms']:.1f} / {r['kernel_rtt_ms']:.1f} | "
+                     f"{num(r['mmcc_rtos'])} / {num(r['kernel_rtos'])} | {num(r['kernel_loss_probes'])} |")
     atomic_write_bytes(out / "report.md", ("\n".join(lines) + "\n").encode())
     _plot_overlays(out, groups)
     return {"cases": len(rows), "within_10pct": frac(rows), "builtin_within_10pct": frac(builtin),

@@ -15,7 +15,9 @@ namespaces, joined by mmcc's link emulator (crates/mmcc-linkemu) that reproduces
 - **Records.** The sender samples TCP_INFO every `sample_ms`, the receiver counts delivered
   bytes; both become the tables `mmcc run` writes (flows, series, cwnd, events, links, drops; the
   same schema, columns the kernel does not expose are null), so `mmcc query`, plots and reports
-  work unchanged. `tcp_profile` is `kernel`.
+  work unchanged. `tcp_profile` is `kernel`. run.json adds the sender namespace's TCP counters
+  (`/proc/net/snmp`, `/proc/net/netstat`: timeouts, loss probes, recoveries, ...) and the
+  emulator's per-link statistics.
 - **Cleanup.** Processes, namespaces and registrations are removed on success, failure and
   Ctrl-C; the emulator and endpoints die with this process (PR_SET_PDEATHSIG), and namespaces or
   registrations left by a killed run (its pid no longer alive) are removed by the next run or by
@@ -306,6 +308,20 @@ class Hosts:
         _raise_priority(p.pid, realtime=False)
         return p
 
+    def tcp_counters(self, ns: str) -> dict:
+        """The namespace's TCP counters (/proc/net/snmp Tcp and /proc/net/netstat TcpExt): a
+        fresh namespace per run, so they count this run only."""
+        out = {}
+        for f in ("/proc/net/snmp", "/proc/net/netstat"):
+            r = subprocess.run(["ip", "netns", "exec", ns, "cat", f], capture_output=True, text=True)
+            lines = r.stdout.splitlines()
+            for head, vals in zip(lines[::2], lines[1::2]):
+                names, values = head.split(), vals.split()
+                if names and names[0] in ("Tcp:", "TcpExt:") and names[0] == values[0]:
+                    out.update({f"{names[0][:-1]}{n}": int(v) for n, v in zip(names[1:], values[1:])
+                                if v.lstrip("-").isdigit()})
+        return out
+
     def start_clock(self) -> int:
         """Start the emulator's clock: the scenario's time 0 (CLOCK_MONOTONIC ns)."""
         t0 = time.monotonic_ns()
@@ -421,13 +437,15 @@ def run_testbed(scenario, *, cca: str | None = None, seed: int | None = None, du
                 progress((time.monotonic_ns() - t0) / 1e9)
             time.sleep(min(0.2, max(0.0, (end - time.monotonic_ns()) / 1e9)))
         sent = [_read_json(s, f"sender of flow {i}", 30) for i, s in enumerate(senders)]
+        counters = hosts.tcp_counters(hosts.ns_a)
         for r in receivers:
             r.stdin.write("stop\n")
             r.stdin.flush()
         got = [_read_json(r, f"receiver of flow {i}", 30) for i, r in enumerate(receivers)]
     wall = time.perf_counter() - t_wall
-    tables = build_tables(sc, p, kernel, sent, got, hosts.stats or {})
-    return RunResult(sc, tables, 0, wall)
+    tables = build_tables(sc, p, kernel, sent, got, hosts.stats or {}, counters)
+    return RunResult(sc, tables, 0, wall, extra={"kernel_tcp_counters": counters,
+                                                 "emulator": hosts.stats or {}})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -461,7 +479,8 @@ def _at(samples: list[list], t_ns: int, col: int, default=0):
     return samples[lo - 1][col] if lo else default
 
 
-def build_tables(sc, p: Plan, kernel: list[str], sent: list[dict], got: list[dict], stats: dict) -> dict:
+def build_tables(sc, p: Plan, kernel: list[str], sent: list[dict], got: list[dict], stats: dict,
+                 counters: dict | None = None) -> dict:
     import math
     import statistics
 
@@ -531,6 +550,10 @@ def build_tables(sc, p: Plan, kernel: list[str], sent: list[dict], got: list[dic
             "owd_mean_ms": math.nan, "owd_p50_ms": math.nan, "owd_p95_ms": math.nan, "owd_p99_ms": math.nan,
             "segments_sent": float(fin["data_segs_out"]), "bytes_sent": float(fin["bytes_sent"]),
             "retransmits": float(fin["total_retrans"]),
+            # the namespace's counters are per run, so per flow only when there is one flow:
+            # recoveries entered (SACK or Reno) and retransmission timeouts
+            **({"fast_retransmits": float(counters.get("TcpExtTCPSackRecovery", 0) + counters.get("TcpExtTCPRenoRecovery", 0)),
+                "rtos": float(counters.get("TcpExtTCPTimeouts", 0))} if counters and len(p.flows) == 1 else {}),
             "drops_queue_full": float(sum(h.get("drops_queue_full", 0) for h in fwd_stats)) if len(p.flows) == 1 else math.nan,
             "drops_error_model": float(sum(h.get("drops_error_model", 0) for h in fwd_stats)) if len(p.flows) == 1 else math.nan,
             "drops_aqm": 0.0, "drops_link_down": 0.0, "drops_mtu": 0.0, "drops_rlc_discard": 0.0,

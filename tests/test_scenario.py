@@ -122,3 +122,26 @@ def test_every_preset_runs_and_its_results_have_the_expected_shape():
         radios = len(load(name).config["radios"])
         assert r.tables["radio"].num_rows == 500 * radios, name  # one row per millisecond
         assert any(f["data_received"] > 0 for f in flows), name
+
+
+def test_rate_trace_scale_and_offset(tmp_path):
+    # 100 ms of 10 opportunities per ms (120 Mb/s), then 100 ms of 5 (60 Mb/s)
+    trace = tmp_path / "cap.mahimahi"
+    stamps = [ms for ms in range(1, 101) for _ in range(10)] + [ms for ms in range(101, 201) for _ in range(5)]
+    trace.write_text("\n".join(map(str, stamps)) + "\n")
+
+    def steps(**rt):
+        d = {"name": "t", "duration": "400ms", "nodes": ["a", "b"], "flows": [{"from": "a", "to": "b"}],
+             "links": [{"between": ["a", "b"], "rate": "1Gbps", "delay": "1ms",
+                        "forward": {"rate_trace": {"file": str(trace), **rt}}}]}
+        return Scenario.from_dict(d).config["links"][0]["ab"]["rate_steps"]
+
+    assert steps() == [[0, 120_000_000], [100_000_000, 60_000_000], [200_000_000, 120_000_000],
+                       [300_000_000, 60_000_000]]
+    # half the rates, from 100 ms into the trace (then looped)
+    assert steps(scale=0.5, offset="100ms") == [[0, 30_000_000], [100_000_000, 60_000_000],
+                                                [200_000_000, 30_000_000], [300_000_000, 60_000_000]]
+    with pytest.raises(ScenarioError, match=r"rate_trace.offset.*within the trace's 200 ms"):
+        steps(offset="250ms")
+    with pytest.raises(ScenarioError, match="rate_trace.scale"):
+        steps(scale=0)

@@ -503,6 +503,9 @@ def _cmd_testbed(a) -> int:
 def _cmd_validate(a) -> int:
     if a.reference == "linux":
         from .experiments.validate_linux import run_validation as run_linux
+        from .testbed.run import install_signal_handlers
+
+        install_signal_handlers()  # SIGTERM / SIGHUP clean up like Ctrl-C
 
         ccas = [c.strip() for c in a.cca.split(",")] if a.cca else None
         rates = [r.strip() for r in a.rate.split(",")] if a.rate else None

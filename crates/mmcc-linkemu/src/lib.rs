@@ -6,9 +6,14 @@
 //! - serialization at the rate in effect when the transmission starts (a constant rate or the
 //!   direction's `rate_steps`, ns-3 `PointToPointNetDevice` semantics), `Bandwidth::tx_time`;
 //! - the error model of the scenario, with its unit (bit, byte, packet) over the IP packet's size
-//!   (the simulator's wire size: IP + TCP headers, options and payload), drawn from a seeded
-//!   stream; a corrupted packet occupies the link and is dropped at the far end, as in the
-//!   simulator;
+//!   (the simulator's wire size: IP + TCP headers, options and payload), drawn from the same
+//!   seeded stream as the simulator's channel (`link/<i>/<ab|ba>/error`) for the packets the
+//!   simulator has on that direction: TCP segments with data on the data path, pure ACKs on the
+//!   ACK path (connection set-up and tear-down, which the simulator does not model, are never
+//!   lost; other protocols are subject to the model). The i-th data packet therefore meets the
+//!   i-th draw in both worlds (common random numbers: the first losses coincide, until
+//!   retransmissions shift the two sequences apart); a corrupted packet occupies the link and is
+//!   dropped at the far end, as in the simulator;
 //! - a constant one-way propagation delay.
 //!
 //! Time is nanoseconds since the emulator's start command, supplied by the caller, so that the
@@ -22,13 +27,45 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// One direction of the emulated link: the simulator's per-direction options plus the link's
-/// rate and delay.
+/// rate and delay, and the name of the simulator's random stream for this link direction.
 #[derive(Clone, Debug, Deserialize)]
 pub struct DirectionSpec {
     pub rate: Bandwidth,
     pub delay: Dur,
+    #[serde(default)]
+    pub stream: Option<String>,
     #[serde(flatten)]
     pub dir: DirectionConfig,
+}
+
+/// Which TCP packets a path carries in the simulator (the rest is exempt from the error model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Carries {
+    /// The data path: TCP segments with payload.
+    Data,
+    /// The ACK path: pure ACKs (no payload, no SYN or FIN).
+    Acks,
+}
+
+/// Is `pkt` (an IPv4 packet) one the simulator does not have on a path that carries `carries`?
+/// Non-TCP packets are never exempt.
+pub fn exempt_from_errors(pkt: &[u8], carries: Carries) -> bool {
+    if pkt.len() < 20 || pkt[0] >> 4 != 4 || pkt[9] != 6 {
+        return false;
+    }
+    let ihl = ((pkt[0] & 0x0f) as usize) * 4;
+    if pkt.len() < ihl + 14 {
+        return false;
+    }
+    let total = u16::from_be_bytes([pkt[2], pkt[3]]) as usize;
+    let doff = ((pkt[ihl + 12] >> 4) as usize) * 4;
+    let flags = pkt[ihl + 13];
+    let syn_fin = flags & 0x03 != 0;
+    let payload = total.min(pkt.len()).saturating_sub(ihl + doff);
+    match carries {
+        Carries::Data => payload == 0 || syn_fin,
+        Carries::Acks => payload > 0 || syn_fin,
+    }
 }
 
 /// What the emulator reports per direction when it stops.
@@ -50,6 +87,7 @@ pub struct Direction {
     delay: Dur,
     limits: Limits,
     error: Option<ErrorModel>,
+    carries: Carries,
     /// Transmission starts and sizes of packets that have not started yet, in order.
     waiting: VecDeque<(Time, u64)>,
     backlog_bytes: u64,
@@ -62,7 +100,7 @@ pub struct Direction {
 impl Direction {
     /// Build a direction; unsupported options (CoDel, reordering, outages, drop lists) are errors
     /// naming the option.
-    pub fn new(spec: &DirectionSpec, seed: u64, name: &str) -> Result<Direction, String> {
+    pub fn new(spec: &DirectionSpec, seed: u64, name: &str, carries: Carries) -> Result<Direction, String> {
         if spec.rate.0 == 0 {
             return Err(format!("{name}.rate: must be positive"));
         }
@@ -77,13 +115,17 @@ impl Direction {
             .dir
             .error
             .as_ref()
-            .map(|e| ErrorModel::new(e, Rng::stream(seed, &format!("testbed/{name}/error"))));
+            .map(|e| {
+                let stream = spec.stream.clone().unwrap_or_else(|| format!("testbed/{name}"));
+                ErrorModel::new(e, Rng::stream(seed, &format!("{stream}/error")))
+            });
         Ok(Direction {
             rate: spec.rate,
             steps: spec.dir.rate_steps.clone(),
             delay: spec.delay,
             limits: spec.dir.queue.limits(),
             error,
+            carries,
             waiting: VecDeque::new(),
             backlog_bytes: 0,
             busy_until: Time::ZERO,
@@ -126,7 +168,8 @@ impl Direction {
             self.backlog_bytes += size;
             self.stats.max_backlog_bytes = self.stats.max_backlog_bytes.max(self.backlog_bytes);
         }
-        if self.error.as_mut().is_some_and(|e| e.corrupts(size as u32)) {
+        let subject = !exempt_from_errors(&pkt, self.carries);
+        if subject && self.error.as_mut().is_some_and(|e| e.corrupts(size as u32)) {
             self.stats.drops_error_model += 1; // transmitted, lost on the way
             return;
         }
@@ -158,14 +201,14 @@ pub struct Path {
 }
 
 impl Path {
-    pub fn new(specs: &[DirectionSpec], seed: u64, name: &str) -> Result<Path, String> {
+    pub fn new(specs: &[DirectionSpec], seed: u64, name: &str, carries: Carries) -> Result<Path, String> {
         if specs.is_empty() {
             return Err(format!("{name}: a path needs at least one link"));
         }
         let hops = specs
             .iter()
             .enumerate()
-            .map(|(i, s)| Direction::new(s, seed, &format!("{name}[{i}]")))
+            .map(|(i, s)| Direction::new(s, seed, &format!("{name}[{i}]"), carries))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Path { hops })
     }
@@ -224,6 +267,7 @@ mod tests {
         DirectionSpec {
             rate: Bandwidth(rate_bps),
             delay: Dur::from_millis(delay_ms),
+            stream: None,
             dir: DirectionConfig {
                 queue: QueueConfig::DropTail { limit_bytes, limit_packets: None },
                 ..Default::default()
@@ -233,7 +277,7 @@ mod tests {
 
     #[test]
     fn serializes_back_to_back_then_adds_the_delay() {
-        let mut d = Direction::new(&spec(12_000_000, 10, None), 1, "forward").unwrap();
+        let mut d = Direction::new(&spec(12_000_000, 10, None), 1, "forward", Carries::Data).unwrap();
         // 1500 B at 12 Mb/s = 1 ms each
         d.arrive(Time::ZERO, vec![0; 1500]);
         d.arrive(Time::ZERO, vec![0; 1500]);
@@ -246,7 +290,7 @@ mod tests {
     #[test]
     fn a_path_hands_packets_on_at_the_time_they_were_due() {
         // 1 ms at 12 Mb/s + 10 ms, then 0.5 ms at 24 Mb/s + 5 ms
-        let mut p = Path::new(&[spec(12_000_000, 10, None), spec(24_000_000, 5, None)], 1, "forward").unwrap();
+        let mut p = Path::new(&[spec(12_000_000, 10, None), spec(24_000_000, 5, None)], 1, "forward", Carries::Data).unwrap();
         p.arrive(Time::ZERO, vec![0; 1500]);
         let mut out = Vec::new();
         p.advance(Time(15_000_000), &mut out); // polled late: the second link still starts at 11 ms
@@ -261,7 +305,7 @@ mod tests {
     #[test]
     fn drop_tail_counts_only_packets_not_yet_started() {
         // room for two waiting packets of 1500 B
-        let mut d = Direction::new(&spec(12_000_000, 0, Some(3000)), 1, "forward").unwrap();
+        let mut d = Direction::new(&spec(12_000_000, 0, Some(3000)), 1, "forward", Carries::Data).unwrap();
         for _ in 0..4 {
             d.arrive(Time::ZERO, vec![0; 1500]);
         }
@@ -277,7 +321,7 @@ mod tests {
     fn a_rate_step_applies_to_transmissions_starting_after_it() {
         let mut s = spec(12_000_000, 0, None);
         s.dir.rate_steps = vec![(Time(500_000), Bandwidth(6_000_000))];
-        let mut d = Direction::new(&s, 1, "forward").unwrap();
+        let mut d = Direction::new(&s, 1, "forward", Carries::Data).unwrap();
         d.arrive(Time::ZERO, vec![0; 1500]); // starts at 0 at 12 Mb/s: ends at 1 ms
         d.arrive(Time::ZERO, vec![0; 1500]); // starts at 1 ms at 6 Mb/s: ends at 3 ms
         assert_eq!(d.pop_due(Time(1_000_000)).map(|p| p.1.len()), Some(1500));
@@ -289,7 +333,7 @@ mod tests {
         let mut s = spec(1_000_000_000, 0, None);
         s.dir.error = Some(ErrorModelConfig { unit: ErrorUnit::Packet, rate: 0.01 });
         let run = |seed| {
-            let mut d = Direction::new(&s, seed, "forward").unwrap();
+            let mut d = Direction::new(&s, seed, "forward", Carries::Data).unwrap();
             for i in 0..100_000u64 {
                 d.arrive(Time(i * 20_000), vec![0; 1500]);
             }
@@ -298,6 +342,56 @@ mod tests {
         assert_eq!(run(7), run(7));
         let lost = run(7) as f64 / 100_000.0;
         assert!((lost - 0.01).abs() < 0.001, "{lost}");
+    }
+
+    /// An IPv4/TCP packet with `payload` bytes and TCP `flags`.
+    fn tcp(payload: usize, flags: u8) -> Vec<u8> {
+        let total = 20 + 32 + payload;
+        let mut p = vec![0u8; total];
+        p[0] = 0x45;
+        p[2..4].copy_from_slice(&(total as u16).to_be_bytes());
+        p[9] = 6;
+        p[20 + 12] = 8 << 4; // 32-byte TCP header (timestamps)
+        p[20 + 13] = flags;
+        p
+    }
+
+    #[test]
+    fn the_error_model_sees_the_packets_the_simulator_has_on_each_path() {
+        let (ack, syn, fin, psh) = (0x10, 0x02, 0x01, 0x18);
+        assert!(!exempt_from_errors(&tcp(1448, psh), Carries::Data));
+        assert!(exempt_from_errors(&tcp(0, ack), Carries::Data)); // the handshake's last ACK
+        assert!(exempt_from_errors(&tcp(0, syn), Carries::Data));
+        assert!(exempt_from_errors(&tcp(10, fin | ack), Carries::Data));
+        assert!(!exempt_from_errors(&tcp(0, ack), Carries::Acks));
+        assert!(exempt_from_errors(&tcp(0, syn | ack), Carries::Acks));
+        let mut udp = tcp(100, 0);
+        udp[9] = 17;
+        assert!(!exempt_from_errors(&udp, Carries::Data) && !exempt_from_errors(&udp, Carries::Acks));
+        // with every subject packet lost, the exempt ones still pass
+        let mut s = spec(1_000_000_000, 0, None);
+        s.dir.error = Some(ErrorModelConfig { unit: ErrorUnit::Packet, rate: 1.0 });
+        let mut d = Direction::new(&s, 1, "forward", Carries::Data).unwrap();
+        d.arrive(Time::ZERO, tcp(0, syn));
+        d.arrive(Time::ZERO, tcp(1448, psh));
+        assert_eq!((d.stats.delivered_packets, d.stats.drops_error_model), (0, 1));
+        assert!(d.pop_due(Time(1_000_000)).is_some());
+    }
+
+    #[test]
+    fn the_simulators_stream_gives_the_simulators_draws() {
+        // the same stream name and seed as the simulator's channel: the same sequence of losses
+        let mut s = spec(1_000_000_000, 0, None);
+        s.dir.error = Some(ErrorModelConfig { unit: ErrorUnit::Packet, rate: 0.01 });
+        s.stream = Some("link/0/ab".into());
+        let mut d = Direction::new(&s, 3, "forward", Carries::Data).unwrap();
+        let mut sim = ErrorModel::new(&ErrorModelConfig { unit: ErrorUnit::Packet, rate: 0.01 }, Rng::stream(3, "link/0/ab/error"));
+        let mut want = 0;
+        for i in 0..5000u64 {
+            want += sim.corrupts(1500) as u64;
+            d.arrive(Time(i * 20_000), tcp(1448, 0x18));
+        }
+        assert_eq!(d.stats.drops_error_model, want);
     }
 
     #[test]
@@ -309,7 +403,7 @@ mod tests {
             target: Dur::from_millis(5),
             interval: Dur::from_millis(100),
         };
-        let e = Direction::new(&s, 1, "reverse").err().unwrap();
+        let e = Direction::new(&s, 1, "reverse", Carries::Acks).err().unwrap();
         assert!(e.contains("reverse.queue"), "{e}");
     }
 }

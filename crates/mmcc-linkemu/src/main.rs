@@ -10,7 +10,7 @@
 //! waits with `ppoll` at nanosecond resolution with a timer slack of 1 ns.
 
 use mmcc_core::time::Time;
-use mmcc_linkemu::{Config, Path};
+use mmcc_linkemu::{Carries, Config, Path};
 use std::ffi::CString;
 use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -104,7 +104,10 @@ fn run(cfg_path: &str) -> Result<(), String> {
     let text = std::fs::read_to_string(cfg_path).map_err(|e| format!("cannot read {cfg_path}: {e}"))?;
     let cfg: Config = serde_json::from_str(&text).map_err(|e| format!("{cfg_path}: {e}"))?;
     let build = |cfg: &Config| -> Result<(Path, Path), String> {
-        Ok((Path::new(&cfg.forward, cfg.seed, "forward")?, Path::new(&cfg.reverse, cfg.seed, "reverse")?))
+        Ok((
+            Path::new(&cfg.forward, cfg.seed, "forward", Carries::Data)?,
+            Path::new(&cfg.reverse, cfg.seed, "reverse", Carries::Acks)?,
+        ))
     };
     let (mut fwd, mut rev) = build(&cfg)?;
     // SAFETY: prctl and signal with constant arguments; the handler only stores an atomic.

@@ -120,7 +120,8 @@ def plan(config: dict) -> Plan:
 
     def spec(i: int, d: str) -> dict:
         lk = links[i]
-        return {"rate": lk["rate"], "delay": lk["delay"], **lk[d]}
+        # the simulator's random stream for this link direction (common random numbers)
+        return {"rate": lk["rate"], "delay": lk["delay"], "stream": f"link/{i}/{d}", **lk[d]}
 
     forward = [spec(i, d) for i, d in hops]
     reverse = [spec(i, "ba" if d == "ab" else "ab") for i, d in reversed(hops)]

@@ -196,7 +196,23 @@ def unavailable_reason() -> str | None:
         return "/dev/net/tun is missing: this kernel or container has no TUN support"
     if shutil.which("ip") is None:
         return "the `ip` command (iproute2) is not installed: apt-get install iproute2"
-    return None
+    return _probe_namespaces()
+
+
+_PROBE: list = []
+
+
+def _probe_namespaces() -> str | None:
+    """Can this process create a network namespace here (a container may forbid it)? Once."""
+    if not _PROBE:
+        name = f"{NS_PREFIX}-probe-{os.getpid()}"
+        r = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
+        if r.returncode == 0:
+            subprocess.run(["ip", "netns", "del", name], capture_output=True)
+            _PROBE.append(None)
+        else:
+            _PROBE.append(f"cannot create a network namespace here: {r.stderr.strip()}")
+    return _PROBE[0]
 
 
 def emulator_binary() -> Path:

@@ -64,6 +64,18 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 LONG_LIST = 1000
 
 
+def write_csv_rows(path: Path, rows: list[dict]) -> None:
+    """Rows of dicts (the first row's keys as the header) as a CSV file, atomically."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+    atomic_write_bytes(path, buf.getvalue().encode())
+
+
 def compact_config(v):
     """The configuration with long lists replaced by {"elided_list": length, "sha256": digest}."""
     if isinstance(v, dict):

@@ -19,9 +19,7 @@ testbed side).
 """
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import platform
 import sys
@@ -31,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..results import atomic_write_bytes
+from ..results import atomic_write_bytes, write_csv_rows
 from .validate_ns3 import fingerprint, thesis_edge_trace
 
 #: mmcc name -> kernel name, for the kernel's own algorithms.
@@ -253,11 +251,7 @@ def write_report(out: Path, cases: list[Case]) -> dict:
     ebpf = [r for r in rows if r["cca"] in EBPF]
     frac = lambda rs: float(np.mean([r["within_10pct"] for r in rs])) if rs else float("nan")  # noqa: E731
     if rows:
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-        atomic_write_bytes(out / "cases.csv", buf.getvalue().encode())
+        write_csv_rows(out / "cases.csv", rows)
     lines = ["# mmcc (profile linux) vs the Linux kernel (testbed)", "",
              f"Kernel {platform.release()}; {cases[0].duration_s:g} s runs." if cases else "",
              f"{len(rows)} cases. Within +-10 %: reno/cubic/bbr {100 * frac(builtin):.0f} % of {len(builtin)}; "

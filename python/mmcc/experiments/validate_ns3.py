@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..results import atomic_write_bytes
+from ..results import atomic_write_bytes, write_csv_rows
 
 #: ns-3 3.37 ships these classes; each is compared with the mmcc algorithm of the same name.
 NS3_ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr", "vegas", "scalable", "bic", "htcp", "hybla",
@@ -273,11 +273,7 @@ def write_report(out: Path, cases: list[Case]) -> dict:
                      "speed_ratio": sum(x["wall_s"] for x in n) / max(sum(x["wall_s"] for x in m), 1e-9)})
     frac5 = float(np.mean([r["within_5pct"] for r in rows])) if rows else float("nan")
     frac10 = float(np.mean([r["within_10pct"] for r in rows])) if rows else float("nan")
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(rows[0]))
-    w.writeheader()
-    w.writerows(rows)
-    atomic_write_bytes(out / "cases.csv", buf.getvalue().encode())
+    write_csv_rows(out / "cases.csv", rows)
     lines = ["# mmcc (profile ns3) vs ns-3 3.37", "",
              f"Each case: {cases[0].duration_s:g} s runs." if cases else "",
              f"{len(rows)} cases, {len(cases)} seeded runs per side. Within +-5 %: {100 * frac5:.0f} % of cases; "

@@ -108,8 +108,8 @@ def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[st
         except ValueError:
             v = 0
         if not 1 <= v <= 200:
-            raise ValueError(f"validate linux: --rate {r!r}: expected a rate from 1Mbps to 200Mbps (the emulator's "
-                             f"range here) or {', '.join(f'trace{t}' for t in TRACES)}")
+            raise ValueError(f"validate linux: --rate {r!r}: expected a rate from 1Mbps to 200Mbps (the matrix's "
+                             f"range) or {', '.join(f'trace{t}' for t in TRACES)}")
         mbps.append(int(v))
     for x in losses or []:
         if not 0.0 <= x < 0.5:

@@ -92,7 +92,9 @@ def _our_namespaces(pid: int) -> list[str]:
 
 
 @needs_kernel
-def test_every_ebpf_algorithm_loads_carries_a_transfer_and_unloads():
+def test_every_ebpf_algorithm_loads_carries_a_transfer_and_unloads(tmp_path):
+    import struct
+
     from mmcc.testbed.run import run_testbed
 
     before = set(bpf.registered())
@@ -101,9 +103,14 @@ def test_every_ebpf_algorithm_loads_carries_a_transfer_and_unloads():
                              "links": [{"between": ["a", "b"], "rate": "60Mbps", "delay": "5ms",
                                         "forward": {"queue": {"type": "droptail", "limit": "150000B"}}}],
                              "flows": flows})
-    r = run_testbed(sc)
+    r = run_testbed(sc, pcap_dir=tmp_path)
     f = r.flows.to_pydict()
     assert f["cca"] == [f"mmcc_{a}" for a in bpf.ALGORITHMS]
+    # the opt-in captures: pcap (ns timestamps, raw IPv4), headers of every packet entering each path
+    fwd = (tmp_path / "forward.pcap").read_bytes()
+    assert struct.unpack_from("<I", fwd)[0] == 0xA1B23C4D and struct.unpack_from("<I", fwd, 20)[0] == 101
+    assert r.extra["emulator"]["forward"][0]["arrived_packets"] > 1000
+    assert len(fwd) > 24 + 1000 * (16 + 52) and (tmp_path / "reverse.pcap").stat().st_size > 24
     for cca, mbps in zip(f["cca"], f["throughput_mbps"]):
         assert mbps > 1.0, f"{cca} carried {mbps} Mb/s"
     # together they fill the link (60 Mb/s x 1448/1500)

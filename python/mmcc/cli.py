@@ -167,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--set", action="append", type=_kv, default=[], metavar="KEY=VALUE", dest="sets",
                    help="override any scenario key by dotted path")
     t.add_argument("--sample-ms", type=int, default=10, help="TCP_INFO sampling period (default 10 ms)")
+    t.add_argument("--pcap", action="store_true",
+                   help="also capture the headers of every packet entering the data and the ACK path "
+                        "(OUT/forward.pcap, OUT/reverse.pcap)")
     t.add_argument("--out", default=None, help="output folder (default: out/testbed-<scenario>-<cca>-s<seed>)")
     t.add_argument("--no-plot", action="store_true", help="skip the PNG")
     t.add_argument("--cleanup", action="store_true",
@@ -485,8 +488,9 @@ def _cmd_testbed(a) -> int:
     cca_tag = a.cca or sc.config["flows"][0]["cca"]
     seed_tag = a.seed if a.seed is not None else sc.config["seed"]
     out = Path(a.out) if a.out else Path("out") / f"testbed-{sc.name}-{cca_tag}-s{seed_tag}"
+    out.mkdir(parents=True, exist_ok=True)
     result = run_testbed(sc, cca=a.cca, seed=a.seed, duration=a.duration, sets=_parsed(a.sets),
-                         sample_ms=a.sample_ms)
+                         sample_ms=a.sample_ms, pcap_dir=out if a.pcap else None)
     print(f"scenario {sc.name} on the kernel testbed, {result.scenario.config['duration'] / 1e9:g} s in "
           f"{result.wall_seconds:.1f} s wall")
     print(result.summary_text())
@@ -495,6 +499,8 @@ def _cmd_testbed(a) -> int:
         from .plots import overview
 
         written.append(overview(result, out / "overview.png"))
+    if a.pcap:
+        written += [out / "forward.pcap", out / "reverse.pcap"]
     _remove_stale_outputs(out, written)
     print(f"wrote {len(written)} files to {out}/")
     return 0

@@ -256,6 +256,12 @@ pub struct Config {
     pub reverse: Vec<DirectionSpec>,
     /// Where to write the statistics (JSON) when the emulator stops.
     pub stats: String,
+    /// Opt-in captures (pcap, IPv4 headers only) of the packets entering the data path and the
+    /// ACK path, time-stamped on the scenario's clock.
+    #[serde(default)]
+    pub pcap_forward: Option<String>,
+    #[serde(default)]
+    pub pcap_reverse: Option<String>,
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //! emulator reads CLOCK_MONOTONIC (through libc, never `Instant`, which the engine forbids) and
 //! waits with `ppoll` at nanosecond resolution with a timer slack of 1 ns.
 
+use mmcc_core::record::pcap::PcapWriter;
 use mmcc_core::time::Time;
 use mmcc_linkemu::{Carries, Config, Path};
 use std::ffi::CString;
@@ -128,6 +129,10 @@ fn run(cfg_path: &str) -> Result<(), String> {
     let mut started = false;
     let mut buf = vec![0u8; 65_536];
     let mut out = Vec::new();
+    let open_pcap = |p: &Option<String>| -> Result<Option<PcapWriter>, String> {
+        p.as_ref().map(|p| PcapWriter::create(p).map_err(|e| format!("cannot write {p}: {e}"))).transpose()
+    };
+    let mut pcaps = [open_pcap(&cfg.pcap_forward)?, open_pcap(&cfg.pcap_reverse)?];
     let mut line = Vec::new();
     let stdin = 0;
     // SAFETY: stdin is non-blocking from here on; commands are read line by line.
@@ -182,13 +187,23 @@ fn run(cfg_path: &str) -> Result<(), String> {
             }
         }
         let now = Time(monotonic_ns().saturating_sub(t0));
-        for (fd, dir) in [(&tun_a, &mut fwd), (&tun_b, &mut rev)] {
+        for ((fd, dir), pcap) in [(&tun_a, &mut fwd), (&tun_b, &mut rev)].into_iter().zip(pcaps.iter_mut()) {
             for _ in 0..256 {
                 match read_packet(fd, &mut buf) {
-                    Some(len) => dir.arrive(now, buf[..len].to_vec()),
+                    Some(len) => {
+                        if let (Some(w), true) = (pcap.as_mut(), started) {
+                            w.write_raw(now, &buf[..len], 128);
+                        }
+                        dir.arrive(now, buf[..len].to_vec())
+                    }
                     None => break,
                 }
             }
+        }
+    }
+    for (w, name) in pcaps.iter_mut().zip(["forward", "reverse"]) {
+        if let Some(w) = w {
+            w.finish().map_err(|e| format!("the {name} capture: {e}"))?;
         }
     }
     write_stats(&cfg.stats, &fwd, &rev)

@@ -242,9 +242,10 @@ def _raise_priority(pid: int, realtime: bool) -> None:
 class Hosts:
     """Two namespaces joined by the emulator; a context manager that always cleans up."""
 
-    def __init__(self, p: Plan, work: Path):
+    def __init__(self, p: Plan, work: Path, pcap_dir: Path | None = None):
         self.plan = p
         self.work = work
+        self.pcap_dir = pcap_dir
         self.tag = f"{NS_PREFIX}-{os.getpid()}"
         self.ns_a, self.ns_b = f"{self.tag}-a", f"{self.tag}-b"
         self.tun_a, self.tun_b = f"tb{os.getpid()}a"[-15:], f"tb{os.getpid()}b"[-15:]
@@ -299,6 +300,10 @@ class Hosts:
         cfg = {"seed": self.plan.seed, "netns_a": f"/run/netns/{self.ns_a}", "tun_a": self.tun_a,
                "netns_b": f"/run/netns/{self.ns_b}", "tun_b": self.tun_b, "forward": self.plan.forward,
                "reverse": self.plan.reverse, "stats": str(self.work / "emulator-stats.json")}
+        if self.pcap_dir is not None:
+            self.pcap_dir.mkdir(parents=True, exist_ok=True)
+            cfg["pcap_forward"] = str(self.pcap_dir / "forward.pcap")
+            cfg["pcap_reverse"] = str(self.pcap_dir / "reverse.pcap")
         (self.work / "emulator.json").write_text(json.dumps(cfg))
         self.emu = subprocess.Popen([str(emulator_binary()), str(self.work / "emulator.json")], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -412,9 +417,11 @@ def _expect_ready(p: subprocess.Popen, what: str) -> None:
 
 
 def run_testbed(scenario, *, cca: str | None = None, seed: int | None = None, duration: str | None = None,
-                sets: dict | None = None, sample_ms: int = 10, progress=None):
+                sets: dict | None = None, sample_ms: int = 10, progress=None, pcap_dir: str | Path | None = None):
     """Run a scenario (Scenario, preset name or TOML path) on the kernel testbed; returns a
-    `RunResult` whose tables have the schema of `mmcc run`'s."""
+    `RunResult` whose tables have the schema of `mmcc run`'s. With `pcap_dir`, the emulator
+    writes forward.pcap and reverse.pcap there (IPv4 and TCP headers of every packet entering the
+    data and the ACK path, on the scenario's clock)."""
     from ..results import RunResult
     from ..scenario import load
 
@@ -430,7 +437,8 @@ def run_testbed(scenario, *, cca: str | None = None, seed: int | None = None, du
     cleanup_stale()
     kernel = [kernel_cca(f["cca"]) for f in p.flows]
     t_wall = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="mmcc-testbed-") as tmp, Hosts(p, Path(tmp)) as hosts:
+    pcap = Path(pcap_dir) if pcap_dir is not None else None
+    with tempfile.TemporaryDirectory(prefix="mmcc-testbed-") as tmp, Hosts(p, Path(tmp), pcap) as hosts:
         hosts.register(kernel)
         receivers, senders = [], []
         for i, f in enumerate(p.flows):

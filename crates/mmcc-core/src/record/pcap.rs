@@ -92,16 +92,31 @@ impl PcapWriter {
         h.extend_from_slice(&(pkt.rwnd.min(65535) as u16).to_be_bytes());
         h.extend_from_slice(&[0, 0, 0, 0]);
         h.extend_from_slice(&opts);
-        // Record header (ns timestamps).
+        self.record(t, &h, total)
+    }
+
+    /// One record (ns timestamp) holding `bytes`, of a packet `orig_len` bytes long.
+    fn record(&mut self, t: Time, bytes: &[u8], orig_len: usize) -> io::Result<()> {
         let secs = (t.0 / 1_000_000_000) as u32;
         let nanos = (t.0 % 1_000_000_000) as u32;
         self.w.write_all(&secs.to_le_bytes())?;
         self.w.write_all(&nanos.to_le_bytes())?;
-        self.w.write_all(&(h.len() as u32).to_le_bytes())?;
-        self.w.write_all(&(total as u32).to_le_bytes())?;
-        self.w.write_all(&h)?;
+        self.w.write_all(&(bytes.len() as u32).to_le_bytes())?;
+        self.w.write_all(&(orig_len as u32).to_le_bytes())?;
+        self.w.write_all(bytes)?;
         self.packets += 1;
         Ok(())
+    }
+
+    /// Write a real IPv4 packet seen at time `t`, truncated to its first `snap` bytes (the
+    /// headers: the kernel testbed's capture).
+    pub fn write_raw(&mut self, t: Time, pkt: &[u8], snap: usize) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = self.record(t, &pkt[..pkt.len().min(snap)], pkt.len()) {
+            self.error = Some(e);
+        }
     }
 
     pub fn finish(&mut self) -> io::Result<()> {

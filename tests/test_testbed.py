@@ -133,18 +133,18 @@ def test_the_emulator_matches_its_configuration():
 
 
 def _start_testbed(tmp_path: Path, duration: str) -> subprocess.Popen:
+    """`mmcc testbed` (RTTV over 20 Mb/s) in a child process, once its namespaces and its
+    registration exist and the transfer has run for a second."""
     sc = tmp_path / "s.toml"
     sc.write_text(f"""name = "kill"\nduration = "{duration}"\nnodes = ["a", "b"]\n
 [[links]]\nbetween = ["a", "b"]\nrate = "20Mbps"\ndelay = "5ms"\n
 [[flows]]\nfrom = "a"\nto = "b"\ncca = "rttv"\n""")
-    return subprocess.Popen([sys.executable, "-m", "mmcc.cli", "testbed", str(sc), "--out", str(tmp_path / "o")],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def _wait_for_namespaces(p: subprocess.Popen) -> None:
+    p = subprocess.Popen([sys.executable, "-m", "mmcc.cli", "testbed", str(sc), "--out", str(tmp_path / "o")],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for _ in range(200):
         if len(_our_namespaces(p.pid)) == 2 and "mmcc_rttv" in bpf.available():
-            return
+            time.sleep(1.0)
+            return p
         time.sleep(0.05)
     raise AssertionError("the testbed did not set up its namespaces")
 
@@ -158,8 +158,6 @@ def _children_of(pid: int) -> list[int]:
 def test_ctrl_c_cleans_up_everything(tmp_path):
     before = set(bpf.registered())
     p = _start_testbed(tmp_path, "60s")
-    _wait_for_namespaces(p)
-    time.sleep(1.0)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=30)
     assert p.returncode == 130, err
@@ -172,8 +170,6 @@ def test_ctrl_c_cleans_up_everything(tmp_path):
 def test_a_killed_run_leaves_nothing_after_cleanup(tmp_path):
     before = set(bpf.registered())
     p = _start_testbed(tmp_path, "60s")
-    _wait_for_namespaces(p)
-    time.sleep(1.0)
     kids = _children_of(p.pid)
     assert kids, "the testbed runs the emulator and the endpoints as its children"
     p.kill()

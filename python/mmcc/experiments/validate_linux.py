@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 
 from ..results import atomic_write_bytes, write_csv_rows
-from .validate_ns3 import fingerprint, thesis_edge_trace
+from .validate_ns3 import _is_current, fingerprint, thesis_edge_trace
 
-#: mmcc name -> kernel name, for the kernel's own algorithms.
-KERNEL_BUILTIN = {"newreno": "reno", "cubic": "cubic", "bbr": "bbr"}
+#: The kernel's own algorithms (their kernel names: testbed.run.kernel_cca).
+KERNEL_BUILTIN = ["newreno", "cubic", "bbr"]
 EBPF = ["rttv", "msscca", "mrvhs", "mmstcp", "dtcp", "fbtcp"]
 RATES_MBPS = [20, 100]
 DELAYS_MS = [10, 25]
@@ -131,16 +131,20 @@ def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[st
 TESTBED_VERSION = 2  # 2: losses drawn from the simulator's streams (common random numbers)
 
 
-def kernel_build(case: Case) -> str:
-    """Identity of the testbed side of a case: kernel release, the emulator binary, the testbed's
-    measurement version and, for an eBPF algorithm, its BPF object."""
+def kernel_builds(ccas) -> dict[str, str]:
+    """Identity of the testbed side per algorithm: kernel release, the emulator binary, the
+    testbed's measurement version and, for an eBPF algorithm, its BPF object."""
     from ..testbed import bpf, run as tb
 
-    h = hashlib.sha256(f"{platform.release()} v{TESTBED_VERSION}".encode())
-    h.update(fingerprint(tb.emulator_binary()).encode())
-    if case.cca in EBPF:
-        h.update(fingerprint(bpf.BUILD / f"{case.cca}.bpf.o").encode())
-    return h.hexdigest()[:16]
+    emulator = fingerprint(tb.emulator_binary()).encode()
+    out = {}
+    for cca in set(ccas):
+        h = hashlib.sha256(f"{platform.release()} v{TESTBED_VERSION}".encode())
+        h.update(emulator)
+        if cca in EBPF:
+            h.update(fingerprint(bpf.BUILD / f"{cca}.bpf.o").encode())
+        out[cca] = h.hexdigest()[:16]
+    return out
 
 
 def _summary(r, duration_s: float, per_sample: bool) -> dict:
@@ -164,25 +168,18 @@ def _run_side(case: Case, side: str, out: Path) -> dict:
     sc = Scenario.from_dict(scenario(case, out), source=case.key)
     if side == "mmcc":
         return _summary(run_sim(sc), case.duration_s, per_sample=False)
-    kernel = KERNEL_BUILTIN.get(case.cca, case.cca)
-    return _summary(run_testbed(sc, cca=kernel), case.duration_s, per_sample=True)
+    return _summary(run_testbed(sc), case.duration_s, per_sample=True)
 
 
 def _result_path(out: Path, case: Case, side: str) -> Path:
     return out / "runs" / f"{case.key}-{side}.json"
 
 
-def _is_current(path: Path, build: str) -> bool:
-    try:
-        return json.loads(path.read_text()).get("build") == build
-    except (OSError, ValueError):
-        return False
-
-
 def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | None = None,
                    duration: float | None = None, ccas: list[str] | None = None, rates: list[str] | None = None,
                    losses: list[float] | None = None, progress: bool = True) -> dict:
     from .. import _core
+    from ..testbed import bpf
     from ..testbed.run import TestbedError, cleanup_stale, unavailable_reason
 
     reason = unavailable_reason()
@@ -193,15 +190,14 @@ def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | Non
     cases = matrix(quick, seeds, duration, ccas, rates, losses)
     if any(c.trace for c in cases):
         thesis_edge_trace(out)
-    from ..testbed import bpf
-
     ebpf = sorted({c.cca for c in cases if c.cca in EBPF})
     if ebpf:
         bpf.build()
         # measure this build: a registration made earlier (another build) is replaced
         bpf.unload(ebpf)
     mmcc_build = fingerprint(_core.__file__)
-    build = {(c, side): mmcc_build if side == "mmcc" else kernel_build(c) for c in cases for side in ("mmcc", "kernel")}
+    kernel = kernel_builds(c.cca for c in cases)
+    build = {(c, side): mmcc_build if side == "mmcc" else kernel[c.cca] for c in cases for side in ("mmcc", "kernel")}
     cleanup_stale()
     todo = [(c, side) for c in cases for side in ("mmcc", "kernel")
             if not _is_current(_result_path(out, c, side), build[(c, side)])]
@@ -234,19 +230,23 @@ def write_report(out: Path, cases: list[Case]) -> dict:
     groups: dict[tuple, list[Case]] = {}
     for c in cases:
         groups.setdefault((c.cca, c.condition), []).append(c)
+    from ..testbed.run import kernel_cca
+
     rows = []
     for (cca, cond), cs in groups.items():
-        m = np.array([_load(out, c, "mmcc")["goodput_mbps"] for c in cs])
-        k = np.array([_load(out, c, "kernel")["goodput_mbps"] for c in cs])
+        ms = [_load(out, c, "mmcc") for c in cs]
+        ks = [_load(out, c, "kernel") for c in cs]
+        m = np.array([x["goodput_mbps"] for x in ms])
+        k = np.array([x["goodput_mbps"] for x in ks])
         diff = (m.mean() - k.mean()) / k.mean() if k.mean() > 0 else float("nan")
-        rows.append({"cca": cca, "kernel_cca": KERNEL_BUILTIN.get(cca, f"mmcc_{cca}"), "condition": cond,
+        rows.append({"cca": cca, "kernel_cca": kernel_cca(cca), "condition": cond,
                      "runs": len(cs), "mmcc_mbps": float(m.mean()), "kernel_mbps": float(k.mean()),
                      "kernel_sd": float(k.std()), "diff_pct": 100 * diff, "within_10pct": bool(abs(diff) <= BAND),
-                     "mmcc_rtt_ms": float(np.mean([_load(out, c, "mmcc")["rtt_mean_ms"] for c in cs])),
-                     "kernel_rtt_ms": float(np.mean([_load(out, c, "kernel")["rtt_mean_ms"] for c in cs])),
-                     "mmcc_rtos": _mean(_load(out, c, "mmcc").get("rtos") for c in cs),
-                     "kernel_rtos": _mean(_load(out, c, "kernel").get("rtos") for c in cs),
-                     "kernel_loss_probes": _mean(_load(out, c, "kernel").get("loss_probes") for c in cs)})
+                     "mmcc_rtt_ms": float(np.mean([x["rtt_mean_ms"] for x in ms])),
+                     "kernel_rtt_ms": float(np.mean([x["rtt_mean_ms"] for x in ks])),
+                     "mmcc_rtos": _mean(x.get("rtos") for x in ms),
+                     "kernel_rtos": _mean(x.get("rtos") for x in ks),
+                     "kernel_loss_probes": _mean(x.get("loss_probes") for x in ks)})
     builtin = [r for r in rows if r["cca"] in KERNEL_BUILTIN]
     ebpf = [r for r in rows if r["cca"] in EBPF]
     frac = lambda rs: float(np.mean([r["within_10pct"] for r in rs])) if rs else float("nan")  # noqa: E731
@@ -277,9 +277,10 @@ def write_report(out: Path, cases: list[Case]) -> dict:
 def _plot_overlays(out: Path, groups: dict) -> None:
     """cwnd over time, first repetition of each case, kernel and simulator."""
     from ..plots import cwnd_overlay
+    from ..testbed.run import kernel_cca
 
     for (cca, cond), cs in groups.items():
         m, k = _load(out, cs[0], "mmcc"), _load(out, cs[0], "kernel")
         cwnd_overlay(out / "cwnd" / f"{cca}-{cond}.png", f"{cca}, {cond}",
-                     [(k["t_s"], k["cwnd_segments"], f"kernel ({KERNEL_BUILTIN.get(cca, 'mmcc_' + cca)})", "-"),
+                     [(k["t_s"], k["cwnd_segments"], f"kernel ({kernel_cca(cca)})", "-"),
                       (m["t_s"], m["cwnd_segments"], "mmcc (linux profile)", "--")])

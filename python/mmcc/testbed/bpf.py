@@ -108,7 +108,7 @@ def unload(spec: str | list[str] = "all") -> list[str]:
     returns the kernel names removed. A socket still using one keeps it alive in the kernel until
     it closes, but no new socket can select it."""
     _require()
-    wanted = set(names(spec)) if spec != [] else set()
+    wanted = set(names(spec))
     present = [n for n in registered() if n in wanted]
     for kname in present:
         r = subprocess.run(["bpftool", "struct_ops", "unregister", "name", kname], capture_output=True, text=True)

@@ -12,25 +12,33 @@ Four measurements over a link of RATE and one-way DELAY, each against its config
 """
 from __future__ import annotations
 
-import json
 import math
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from .run import ADDR_B, Hosts, Plan, TestbedError, _read_json, _expect_ready, run_testbed, unavailable_reason
+from .run import ADDR_B, Hosts, Plan, TestbedError, _expect_ready, _read_json, plan, run_testbed, unavailable_reason
 
 PORT = 5400
 
 
+def _scenario(rate_bps: int, delay_ns: int, limit_bytes: int, loss: float, seed: int):
+    """One link a - b (both directions: the rate, the delay, a drop-tail buffer of `limit_bytes`;
+    per-packet `loss` on a -> b) and a kernel CUBIC flow a -> b for 4 s."""
+    from ..scenario import Scenario
+
+    fwd = {"error": {"unit": "packet", "rate": loss}} if loss > 0 else {}
+    return Scenario.from_dict({
+        "name": "testbed-check", "duration": "4s", "seed": seed, "nodes": ["a", "b"],
+        "links": [{"between": ["a", "b"], "rate": f"{rate_bps}bps", "delay": f"{delay_ns}ns",
+                   "queue": {"type": "droptail", "limit": f"{limit_bytes}B"}, "forward": fwd}],
+        "flows": [{"from": "a", "to": "b", "cca": "cubic"}]})
+
+
 def _plan(rate_bps: int, delay_ns: int, loss: float, seed: int) -> Plan:
-    def direction(error):
-        return {"rate": rate_bps, "delay": delay_ns, "queue": {"type": "droptail", "limit_bytes": 4_000_000,
-                                                               "limit_packets": None},
-                "error": error, "reorder": None, "outages": [], "rate_steps": []}
-    err = {"unit": "packet", "rate": loss} if loss > 0 else None
-    return Plan([direction(err)], [direction(None)], 1500, [], 0, 100_000_000, seed, [(0, "forward")])
+    """The path for the UDP checks: a buffer (4 MB) that never fills."""
+    return plan(_scenario(rate_bps, delay_ns, 4_000_000, loss, seed).config)
 
 
 def _result(name: str, measured: float, expected: float, lo: float, hi: float, unit: str) -> dict:
@@ -91,15 +99,8 @@ def check_emulator(rate_mbps: float = 50.0, delay_ms: float = 10.0, loss: float 
         out.append(_result("udp_loss_packets", lost, n * loss, n * loss - 3 * sd, n * loss + 3 * sd, "packets"))
         out.append(_result("udp_loss_matches_emulator_count", lost - (dropped if dropped is not None else -1), 0, 0, 0,
                            "packets"))
-    # 4. capacity under a bulk TCP flow
-    from ..scenario import Scenario
-
-    sc = Scenario.from_dict({
-        "name": "testbed-check", "duration": "4s", "seed": seed, "nodes": ["a", "b"],
-        "links": [{"between": ["a", "b"], "rate": f"{rate}bps", "delay": f"{delay}ns",
-                   "forward": {"queue": {"type": "droptail", "limit": f"{max(30_000, rate * 2 * delay // 8_000_000_000)}B"}}}],
-        "flows": [{"from": "a", "to": "b", "cca": "cubic"}]})
-    res = run_testbed(sc)
+    # 4. capacity under a bulk TCP flow, over a 1 BDP buffer
+    res = run_testbed(_scenario(rate, delay, max(30_000, rate * 2 * delay // 8_000_000_000), 0.0, seed))
     ser = res.series.to_pydict()
     late = [b for t, b in zip(ser["t_s"], ser["delivered_bytes"]) if t >= 1.0]
     goodput = sum(late) * 8 / (len(late) * 0.1) / 1e6 if late else math.nan
@@ -114,7 +115,3 @@ def format_checks(rows: list[dict]) -> str:
         lines.append(f"{'ok  ' if r['ok'] else 'FAIL'} {r['check']:<34} measured {r['measured']:.4g} {r['unit']}, "
                      f"expected {r['expected']:.4g} (allowed {r['low']:.4g}..{r['high']:.4g})")
     return "\n".join(lines)
-
-
-def write_checks(rows: list[dict], path: Path) -> None:
-    path.write_text(json.dumps(rows, indent=1) + "\n")

@@ -34,7 +34,6 @@ TCP_INFO = 11
 PR_SET_PDEATHSIG = 1
 # struct tcp_info (include/uapi/linux/tcp.h) up to tcpi_snd_wnd: 232 bytes
 TCP_INFO_LEN = 232
-INFINITE_SSTHRESH = 0x7FFFFFFF
 
 
 def _die_with_parent() -> None:

@@ -48,6 +48,8 @@ BASE_PORT = 5301
 KERNEL_NAMES = {"newreno": "reno", "reno": "reno", "cubic": "cubic", "bbr": "bbr",
                 **{a: bpf.PREFIX + a for a in bpf.ALGORITHMS}}
 CA_STATES = {0: "open", 1: "disorder", 2: "cwr", 3: "recovery", 4: "loss"}
+#: Linux TCP_INFINITE_SSTHRESH: ssthresh values at or above it mean "not set".
+INFINITE_SSTHRESH = 0x7FFFFFFF
 
 
 class TestbedError(RuntimeError):
@@ -123,16 +125,15 @@ def plan(config: dict) -> Plan:
         # the simulator's random stream for this link direction (common random numbers)
         return {"rate": lk["rate"], "delay": lk["delay"], "stream": f"link/{i}/{d}", **lk[d]}
 
+    for i, _ in hops:
+        for d in ("ab", "ba"):
+            for opt, what in (("reorder", "reordering"), ("outages", "outages"), ("drop_list", "drop lists")):
+                if links[i][d].get(opt):
+                    raise TestbedError(f"link {i}: {what} are not emulated by the testbed")
+            if (links[i][d].get("queue") or {}).get("type", "droptail") != "droptail":
+                raise TestbedError("the testbed emulates drop-tail queues only")
     forward = [spec(i, d) for i, d in hops]
     reverse = [spec(i, "ba" if d == "ab" else "ab") for i, d in reversed(hops)]
-    for name, path in (("forward", forward), ("reverse", reverse)):
-        for k, s in enumerate(path):
-            for opt, what in (("reorder", "reordering"), ("outages", "outages"), ("drop_list", "drop lists")):
-                if s.get(opt):
-                    raise TestbedError(f"link {hops[k][0] if name == 'forward' else hops[-1 - k][0]}: {what} are not "
-                                       "emulated by the testbed")
-            if (s.get("queue") or {}).get("type", "droptail") != "droptail":
-                raise TestbedError("the testbed emulates drop-tail queues only")
     return Plan(forward, reverse, min(links[i]["mtu"] for i, _ in hops), flows, int(config["duration"]),
                 int(config.get("record", {}).get("bin", 100_000_000)), int(config.get("seed", 1)),
                 [(i, "forward" if d == "ab" else "reverse") for i, d in hops])
@@ -215,13 +216,17 @@ def _probe_namespaces() -> str | None:
     return _PROBE[0]
 
 
+_BUILT: list = []
+
+
 def emulator_binary() -> Path:
-    """The link emulator, (re)built with cargo when cargo is there (a no-op when up to date)."""
-    if shutil.which("cargo") is not None and (ROOT / "Cargo.toml").exists():
+    """The link emulator, (re)built with cargo when cargo is there, once per process."""
+    if not _BUILT and shutil.which("cargo") is not None and (ROOT / "Cargo.toml").exists():
         r = subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "mmcc-linkemu"], cwd=ROOT,
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise TestbedError(f"building the link emulator failed:\n{r.stderr[-2000:]}")
+        _BUILT.append(True)
     if not EMULATOR.exists():
         raise TestbedError(f"{EMULATOR} is missing and cargo is not installed; run `make setup`")
     return EMULATOR
@@ -417,7 +422,7 @@ def _expect_ready(p: subprocess.Popen, what: str) -> None:
 
 
 def run_testbed(scenario, *, cca: str | None = None, seed: int | None = None, duration: str | None = None,
-                sets: dict | None = None, sample_ms: int = 10, progress=None, pcap_dir: str | Path | None = None):
+                sets: dict | None = None, sample_ms: int = 10, pcap_dir: str | Path | None = None):
     """Run a scenario (Scenario, preset name or TOML path) on the kernel testbed; returns a
     `RunResult` whose tables have the schema of `mmcc run`'s. With `pcap_dir`, the emulator
     writes forward.pcap and reverse.pcap there (IPv4 and TCP headers of every packet entering the
@@ -458,8 +463,6 @@ def run_testbed(scenario, *, cca: str | None = None, seed: int | None = None, du
             q.stdin.flush()
         end = t0 + p.duration_ns
         while time.monotonic_ns() < end:
-            if progress:
-                progress((time.monotonic_ns() - t0) / 1e9)
             time.sleep(min(0.2, max(0.0, (end - time.monotonic_ns()) / 1e9)))
         sent = [_read_json(s, f"sender of flow {i}", 30) for i, s in enumerate(senders)]
         counters = hosts.tcp_counters(hosts.ns_a)
@@ -492,20 +495,9 @@ def _table(schema, rows: list[dict]):
     return pa.table(cols, schema=schema)
 
 
-def _at(samples: list[list], t_ns: int, col: int, default=0):
-    """The value of column `col` in the last sample at or before t (samples in time order)."""
-    lo, hi = 0, len(samples)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if samples[mid][0] <= t_ns:
-            lo = mid + 1
-        else:
-            hi = mid
-    return samples[lo - 1][col] if lo else default
-
-
 def build_tables(sc, p: Plan, kernel: list[str], sent: list[dict], got: list[dict], stats: dict,
                  counters: dict | None = None) -> dict:
+    import bisect
     import math
     import statistics
 
@@ -516,6 +508,12 @@ def build_tables(sc, p: Plan, kernel: list[str], sent: list[dict], got: list[dic
     for i, (f, s, g) in enumerate(zip(p.flows, sent, got)):
         cols = {c: k for k, c in enumerate(s["columns"])}
         smp = [x for x in s["samples"] if x[0] <= p.duration_ns]
+        times = [x[0] for x in smp]
+
+        def at(t_ns: int, col: int):
+            """Column `col` of the last sample at or before t (0 before the first)."""
+            k = bisect.bisect_right(times, t_ns)
+            return smp[k - 1][col] if k else 0
         mss = (smp[-1][cols["mss"]] if smp else s["final"]["snd_mss"]) or 1448
         recv_bins: dict[int, int] = {}
         for k, b in g["bins"]:
@@ -525,18 +523,18 @@ def build_tables(sc, p: Plan, kernel: list[str], sent: list[dict], got: list[dic
         delivered = sum(recv_bins.values())
         for b in range(n_bins):
             t_lo, t_hi = b * p.bin_ns, min((b + 1) * p.bin_ns, p.duration_ns)
-            inside = [x for x in smp if t_lo <= x[0] < t_hi]
+            inside = smp[bisect.bisect_left(times, t_lo):bisect.bisect_left(times, t_hi)]
             last = inside[-1] if inside else None
             ss = last[cols["ssthresh"]] if last else None
             series.append({
                 "flow_id": i, "t_s": t_lo / 1e9,
                 "throughput_mbps": recv_bins.get(b, 0) * 8 / ((t_hi - t_lo) / 1e9) / 1e6,
                 "delivered_bytes": recv_bins.get(b, 0),
-                "sent_bytes": _at(smp, t_hi, cols["bytes_sent"]) - _at(smp, t_lo, cols["bytes_sent"]),
-                "retx_bytes": _at(smp, t_hi, cols["bytes_retrans"]) - _at(smp, t_lo, cols["bytes_retrans"]),
+                "sent_bytes": at(t_hi, cols["bytes_sent"]) - at(t_lo, cols["bytes_sent"]),
+                "retx_bytes": at(t_hi, cols["bytes_retrans"]) - at(t_lo, cols["bytes_retrans"]),
                 "cwnd_bytes": last[cols["cwnd"]] * mss if last else math.nan,
                 "cwnd_segments": float(last[cols["cwnd"]]) if last else math.nan,
-                "ssthresh_bytes": math.nan if ss is None or ss >= bpf_infinite() else float(ss * mss),
+                "ssthresh_bytes": math.nan if ss is None or ss >= INFINITE_SSTHRESH else float(ss * mss),
                 "inflight_bytes": float(last[cols["inflight"]] * mss) if last else math.nan,
                 "rtt_mean_ms": statistics.fmean(x[cols["rtt_us"]] / 1e3 for x in inside) if inside else math.nan,
                 "owd_mean_ms": math.nan, "rtt_samples": len(inside), "acks": None, "dupacks": None,
@@ -545,7 +543,7 @@ def build_tables(sc, p: Plan, kernel: list[str], sent: list[dict], got: list[dic
             ss = x[cols["ssthresh"]]
             cwnd.append({"flow_id": i, "t_s": x[0] / 1e9, "cwnd_bytes": x[cols["cwnd"]] * mss,
                          "cwnd_segments": float(x[cols["cwnd"]]),
-                         "ssthresh_bytes": math.nan if ss >= bpf_infinite() else float(ss * mss),
+                         "ssthresh_bytes": math.nan if ss >= INFINITE_SSTHRESH else float(ss * mss),
                          "inflight_bytes": x[cols["inflight"]] * mss,
                          "state": CA_STATES.get(x[cols["ca_state"]], str(x[cols["ca_state"]]))})
         start_ns = int(f.get("start") or 0)
@@ -583,7 +581,7 @@ def build_tables(sc, p: Plan, kernel: list[str], sent: list[dict], got: list[dic
             "drops_error_model": float(sum(h.get("drops_error_model", 0) for h in fwd_stats)) if len(p.flows) == 1 else math.nan,
             "drops_aqm": 0.0, "drops_link_down": 0.0, "drops_mtu": 0.0, "drops_rlc_discard": 0.0,
             "final_cwnd_bytes": float(fin["cwnd"] * mss),
-            "final_ssthresh_bytes": math.nan if fin["ssthresh"] >= bpf_infinite() else float(fin["ssthresh"] * mss),
+            "final_ssthresh_bytes": math.nan if fin["ssthresh"] >= INFINITE_SSTHRESH else float(fin["ssthresh"] * mss),
             "srtt_ms": fin["rtt_us"] / 1e3,
         })
     links = []
@@ -598,11 +596,6 @@ def build_tables(sc, p: Plan, kernel: list[str], sent: list[dict], got: list[dic
                               "packets": h[key], "wire_bytes": None})
     rows = {"flows": flows, "series": series, "cwnd": cwnd, "events": events, "links": links, "drops": drops}
     return {name: _table(sch, rows.get(name, [])) for name, sch in schema.items()}
-
-
-def bpf_infinite() -> int:
-    """Linux TCP_INFINITE_SSTHRESH: ssthresh values at or above it mean 'not set'."""
-    return 0x7FFFFFFF
 
 
 def install_signal_handlers() -> None:

@@ -266,6 +266,23 @@ impl CongestionControl for Cubic {
     fn name(&self) -> &'static str {
         "cubic"
     }
+    fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        // Linux cubictcp_acked (the `linux` profile): the minimum RTT sample, on every ACK with one,
+        // except during the first second of an epoch (samples right after a recovery)
+        let Some(r) = ack.rtt else { return };
+        if cc.ns3() {
+            return;
+        }
+        let now_j = cc.now.0 / LINUX_JIFFY_NS;
+        if self.lx.epoch_start.is_some_and(|e| now_j.saturating_sub(e) < LINUX_HZ) {
+            return;
+        }
+        let us = (r.0 / 1000).max(1);
+        if self.lx.delay_min_us == 0 || self.lx.delay_min_us > us {
+            self.lx.delay_min_us = us;
+        }
+    }
+
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         let mut segs = ack.segments_acked;
         if cc.in_slow_start() {
@@ -288,12 +305,6 @@ impl CongestionControl for Cubic {
             return;
         }
         // Linux cubictcp_cong_avoid: bictcp_update, then tcp_cong_avoid_ai(tp, ca->cnt, acked)
-        if let Some(r) = ack.rtt {
-            let us = (r.0 / 1000).max(1);
-            if self.lx.delay_min_us == 0 || self.lx.delay_min_us > us {
-                self.lx.delay_min_us = us; // cubictcp_acked: the minimum RTT sample
-            }
-        }
         let seg = cc.cwnd / cc.mss;
         let cnt = self.linux_update(cc.now, seg, segs as u64);
         let mut w = seg;
@@ -396,6 +407,24 @@ mod tests {
         c.lx.epoch_start = None;
         c.lx.last_cwnd = 0;
         assert_eq!(c.linux_update(Time::from_millis(40), 75, 1), 20); // clamped: no W_max
+    }
+
+    #[test]
+    fn linux_minimum_rtt_comes_from_every_ack_but_the_first_second_of_an_epoch() {
+        // cubictcp_acked: in slow start too; not within HZ jiffies of an epoch's start
+        let mut c = Cubic::new(0.4, 0.7, false, true);
+        let mut cc = state(1000, 10, 100); // slow start
+        c.on_ack(&mut cc, &ack(1, 1000, Some(30)));
+        c.on_ack(&mut cc, &ack(1, 1000, Some(20)));
+        c.on_ack(&mut cc, &ack(1, 1000, None));
+        assert_eq!(c.lx.delay_min_us, 20_000);
+        c.lx.epoch_start = Some(0);
+        cc.now = Time::from_millis(999);
+        c.on_ack(&mut cc, &ack(1, 1000, Some(10)));
+        assert_eq!(c.lx.delay_min_us, 20_000); // right after the epoch began: discarded
+        cc.now = Time::from_millis(1000);
+        c.on_ack(&mut cc, &ack(1, 1000, Some(10)));
+        assert_eq!(c.lx.delay_min_us, 10_000);
     }
 
     #[test]

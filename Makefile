@@ -56,16 +56,17 @@ ns3-deps:
 # The eBPF congestion controls (bpf/): their integer arithmetic against the simulator's equations
 # on the host (needs only cc), then the BPF objects (needs clang, libbpf and bpftool, installed
 # here if missing and root; loading them is tested by the Python suite as root).
+# The BPF toolchain (clang, bpftool, libbpf headers) is there.
+HAVE_BPF_TOOLS := command -v clang >/dev/null && command -v bpftool >/dev/null && [ -f /usr/include/bpf/bpf_helpers.h ]
+
 test-bpf: kernel-deps
 	$(MAKE) --no-print-directory -C bpf test
-	@if command -v clang >/dev/null && command -v bpftool >/dev/null && [ -f /usr/include/bpf/bpf_helpers.h ] \
-		&& [ -f /sys/kernel/btf/vmlinux ]; then $(MAKE) --no-print-directory -C bpf -j$$(nproc); \
+	@if $(HAVE_BPF_TOOLS) && [ -f /sys/kernel/btf/vmlinux ]; then $(MAKE) --no-print-directory -C bpf -j$$(nproc); \
 	else echo "clang/libbpf/bpftool or kernel BTF missing: the BPF programs are not built"; fi
 
 KERNEL_DEBS := clang llvm libbpf-dev bpftool iproute2 ethtool
 kernel-deps:
-	@if command -v clang >/dev/null && command -v bpftool >/dev/null && [ -f /usr/include/bpf/bpf_helpers.h ] \
-		&& command -v ip >/dev/null; then :; \
+	@if $(HAVE_BPF_TOOLS) && command -v ip >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ]; then { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(KERNEL_DEBS); } \
 		|| echo "could not install $(KERNEL_DEBS): the kernel checks will be skipped"; \
 	else echo "as root: apt-get install $(KERNEL_DEBS) (the kernel checks will be skipped)"; fi

@@ -11,7 +11,10 @@
  *   installs FqCoDel by default) and the device's DropTailQueue is given the scenario's limit in
  *   bytes or packets, so the drop-tail queue is the only buffer;
  * - the error model of a link direction sits on the receiving device (ReceiveErrorModel), with the
- *   scenario's unit (bit, byte, packet) and rate;
+ *   scenario's unit (bit, byte, packet) and rate; by default (--errors=mmcc) its draws come from
+ *   mmcc's own random stream of that direction for the packets mmcc has there, so the same seed
+ *   loses the same packets in both simulators (MmccStreamErrorModel; also applies `drop_list`);
+ *   --errors=ns3 uses ns-3's RateErrorModel and RNG instead. Reordering and outages are refused;
  * - a time-varying rate (steps or a Mahimahi trace, exported as (time, rate) steps) changes the
  *   sending device's DataRate at each step;
  * - TCP: every TcpSocket / TcpSocketBase attribute from the flow's resolved TCP settings, the
@@ -20,6 +23,8 @@
  * - applications: a bulk sender that keeps the send buffer full (or sends a byte budget), and a
  *   PacketSink at the receiver.
  */
+#include "../model/mmcc-stream-error-model.h"
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -301,7 +306,9 @@ void
 ConfigureDirection(const json& d,
                    Ptr<PointToPointNetDevice> dev,
                    Ptr<PointToPointNetDevice> peer,
-                   const std::string& where)
+                   const std::string& where,
+                   uint64_t seed,
+                   bool mmccDraws)
 {
     if (d.is_null())
     {
@@ -319,36 +326,79 @@ ConfigureDirection(const json& d,
         Ptr<Queue<Packet>> queue = dev->GetQueue();
         queue->SetAttribute("MaxSize", QueueSizeValue(LimitText(q)));
     }
-    if (d.contains("error") && !d["error"].is_null())
+    for (const char* opt : {"reorder", "outages"})
     {
-        const json& e = d["error"];
-        std::string unit = e.at("unit").get<std::string>();
-        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-        em->SetRate(e.at("rate").get<double>());
-        if (unit == "packet")
+        if (d.contains(opt) && !d[opt].is_null() && !(d[opt].is_array() && d[opt].empty()))
         {
-            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+            Fail(where + "." + opt + ": not mapped to ns-3 by this runner");
         }
-        else if (unit == "byte")
-        {
-            em->SetUnit(RateErrorModel::ERROR_UNIT_BYTE);
-        }
-        else if (unit == "bit")
-        {
-            em->SetUnit(RateErrorModel::ERROR_UNIT_BIT);
-        }
-        else
-        {
-            Fail(where + ".error.unit: '" + unit + "' is not bit, byte or packet");
-        }
-        // ns-3: the receive error model belongs on the receiving device.
-        peer->SetAttribute("ReceiveErrorModel", PointerValue(em));
-        peer->TraceConnectWithoutContext("PhyRxDrop",
-                                         MakeCallback(+[](Ptr<const Packet>) { g_errorDrops++; }));
-        peer->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(+[](Ptr<const Packet>) {
-                                             g_errorModelPackets++;
-                                         }));
     }
+    const bool hasError = d.contains("error") && !d["error"].is_null();
+    const bool hasDropList =
+        d.contains("drop_list") && d["drop_list"].is_array() && !d["drop_list"].empty();
+    if (!hasError && !hasDropList)
+    {
+        return;
+    }
+    std::string unit = hasError ? d["error"].at("unit").get<std::string>() : "packet";
+    double rate = hasError ? d["error"].at("rate").get<double>() : 0.0;
+    if (unit != "packet" && unit != "byte" && unit != "bit")
+    {
+        Fail(where + ".error.unit: '" + unit + "' is not bit, byte or packet");
+    }
+    Ptr<ErrorModel> model;
+    if (mmccDraws)
+    {
+        // mmcc's own random stream for this direction, for the packets mmcc has on it (common
+        // random numbers: the n-th such packet is lost here iff mmcc loses it).
+        if (!d.contains("stream") || !d.contains("carries"))
+        {
+            Fail(where + ": the export has no 'stream'/'carries' (re-export with this mmcc)");
+        }
+        bool data = false;
+        bool acks = false;
+        for (const json& c : d["carries"])
+        {
+            data = data || c.get<std::string>() == "data";
+            acks = acks || c.get<std::string>() == "acks";
+        }
+        std::vector<uint64_t> dropList;
+        if (hasDropList)
+        {
+            dropList = d["drop_list"].get<std::vector<uint64_t>>();
+        }
+        Ptr<MmccStreamErrorModel> em = CreateObject<MmccStreamErrorModel>();
+        em->Configure(seed,
+                      d["stream"].get<std::string>() + "/error",
+                      unit == "packet" ? MmccStreamErrorModel::UNIT_PACKET
+                      : unit == "byte" ? MmccStreamErrorModel::UNIT_BYTE
+                                       : MmccStreamErrorModel::UNIT_BIT,
+                      rate,
+                      data,
+                      acks,
+                      dropList);
+        model = em;
+    }
+    else
+    {
+        if (hasDropList)
+        {
+            Fail(where + ".drop_list: drop lists need --errors=mmcc");
+        }
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetRate(rate);
+        em->SetUnit(unit == "packet" ? RateErrorModel::ERROR_UNIT_PACKET
+                    : unit == "byte" ? RateErrorModel::ERROR_UNIT_BYTE
+                                     : RateErrorModel::ERROR_UNIT_BIT);
+        model = em;
+    }
+    // ns-3: the receive error model belongs on the receiving device.
+    peer->SetAttribute("ReceiveErrorModel", PointerValue(model));
+    peer->TraceConnectWithoutContext("PhyRxDrop",
+                                     MakeCallback(+[](Ptr<const Packet>) { g_errorDrops++; }));
+    peer->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(+[](Ptr<const Packet>) {
+                                         g_errorModelPackets++;
+                                     }));
     if (d.contains("rate_steps") && !d["rate_steps"].is_null())
     {
         for (const json& step : d["rate_steps"])
@@ -415,6 +465,12 @@ main(int argc, char* argv[])
     cmd.AddValue("config", "scenario exported by `mmcc export-ns3` (JSON)", configPath);
     cmd.AddValue("out", "output folder (flows.csv, series.csv)", outDir);
     cmd.AddValue("seed", "run number (overrides the scenario's seed)", seedOverride);
+    std::string errors = "mmcc";
+    cmd.AddValue("errors",
+                 "random losses: 'mmcc' draws them from mmcc's stream of the link direction for "
+                 "the packets mmcc has there (the same losses as `mmcc run` with this seed), "
+                 "'ns3' from ns-3's RateErrorModel",
+                 errors);
     cmd.Parse(argc, argv);
     if (configPath.empty())
     {
@@ -439,6 +495,11 @@ main(int argc, char* argv[])
         Fail(configPath + ": not an mmcc export (format mmcc-ns3/1 expected)");
     }
 
+    if (errors != "mmcc" && errors != "ns3")
+    {
+        Fail("--errors: '" + errors + "' is not mmcc or ns3");
+    }
+    const bool mmccDraws = errors == "mmcc";
     uint64_t seed = seedOverride >= 0 ? static_cast<uint64_t>(seedOverride) : cfg.value("seed", 1u);
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
@@ -505,8 +566,8 @@ main(int argc, char* argv[])
         auto da = DynamicCast<PointToPointNetDevice>(devs.Get(0));
         auto db = DynamicCast<PointToPointNetDevice>(devs.Get(1));
         std::string where = "links[" + std::to_string(i) + "]";
-        ConfigureDirection(l.value("ab", json()), da, db, where + ".forward");
-        ConfigureDirection(l.value("ba", json()), db, da, where + ".reverse");
+        ConfigureDirection(l.value("ab", json()), da, db, where + ".forward", seed, mmccDraws);
+        ConfigureDirection(l.value("ba", json()), db, da, where + ".reverse", seed, mmccDraws);
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 

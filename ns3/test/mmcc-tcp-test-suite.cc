@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "../model/mmcc-stream-error-model.h"
 #include "../model/tcp-dtcp.h"
 #include "../model/tcp-fbtcp.h"
 #include "../model/tcp-mms-tcp.h"
@@ -281,6 +282,88 @@ class FbTcpCapTestCase : public TestCase
     }
 };
 
+/// A packet as a point-to-point device receives it: PPP, IPv4, TCP with `flags` and `payload`
+/// bytes.
+Ptr<Packet>
+PppTcp(uint8_t flags, uint32_t payload)
+{
+    Ptr<Packet> p = Create<Packet>(payload);
+    TcpHeader tcp;
+    tcp.SetFlags(flags);
+    p->AddHeader(tcp);
+    Ipv4Header ip;
+    ip.SetProtocol(6);
+    ip.SetPayloadSize(p->GetSize());
+    p->AddHeader(ip);
+    PppHeader ppp;
+    ppp.SetProtocol(0x0021);
+    p->AddHeader(ppp);
+    return p;
+}
+
+/// mmcc's generator and loss draws, bit for bit (the values rng.rs pins in
+/// stream_values_are_pinned_for_the_other_implementations).
+class MmccStreamErrorModelTestCase : public TestCase
+{
+  public:
+    MmccStreamErrorModelTestCase()
+        : TestCase("MmccStreamErrorModel: mmcc's stream, its packets, its drop list")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MmccRng r(1, "link/1/ab/error");
+        NS_TEST_ASSERT_MSG_EQ(r.NextU64(), 0xa8a2a36af04abc57ULL, "first draw");
+        NS_TEST_ASSERT_MSG_EQ(r.NextU64(), 0xbb0caba12d459afaULL, "second draw");
+        NS_TEST_ASSERT_MSG_EQ(r.NextU64(), 0x5715a359f76d5940ULL, "third draw");
+
+        // 5,000 data segments with a handshake ACK, SYNs and pure ACKs among them: the data
+        // segments mmcc loses at 1e-3 per packet are lost, nothing else is ever dropped
+        Ptr<MmccStreamErrorModel> em = CreateObject<MmccStreamErrorModel>();
+        em->Configure(1,
+                      "link/1/ab/error",
+                      MmccStreamErrorModel::UNIT_PACKET,
+                      1e-3,
+                      true,
+                      false,
+                      {});
+        std::vector<uint64_t> lost;
+        NS_TEST_ASSERT_MSG_EQ(em->IsCorrupt(PppTcp(TcpHeader::SYN, 0)), false, "SYN");
+        NS_TEST_ASSERT_MSG_EQ(em->IsCorrupt(PppTcp(TcpHeader::ACK, 0)), false, "handshake ACK");
+        for (uint64_t i = 0; i < 5000; i++)
+        {
+            if (em->IsCorrupt(PppTcp(TcpHeader::ACK, 1400)))
+            {
+                lost.push_back(i);
+            }
+            NS_TEST_ASSERT_MSG_EQ(em->IsCorrupt(PppTcp(TcpHeader::ACK, 0)), false, "pure ACK");
+        }
+        const std::vector<uint64_t> expect = {871, 921, 1269, 2123, 4107, 4474, 4958};
+        NS_TEST_ASSERT_MSG_EQ((lost == expect), true, "the indices mmcc loses");
+        NS_TEST_ASSERT_MSG_EQ(em->Arrivals(), 5000u, "data segments counted");
+
+        // an ACK direction with a drop list: the 2nd and 5th pure ACK, data never counted
+        Ptr<MmccStreamErrorModel> acks = CreateObject<MmccStreamErrorModel>();
+        acks->Configure(1,
+                        "link/1/ba/error",
+                        MmccStreamErrorModel::UNIT_PACKET,
+                        0.0,
+                        false,
+                        true,
+                        {4, 1});
+        std::vector<bool> got;
+        for (int i = 0; i < 6; i++)
+        {
+            NS_TEST_ASSERT_MSG_EQ(acks->IsCorrupt(PppTcp(TcpHeader::ACK, 1400)), false, "data");
+            got.push_back(acks->IsCorrupt(PppTcp(TcpHeader::ACK, 0)));
+        }
+        const std::vector<bool> want = {false, true, false, false, true, false};
+        NS_TEST_ASSERT_MSG_EQ((got == want), true, "drop list by index among pure ACKs");
+    }
+};
+
 /// Two nodes, one 10 Mb/s link with a 100-packet drop-tail queue: each class must fill it.
 class FillsTheLinkTestCase : public TestCase
 {
@@ -342,6 +425,7 @@ class MmccTcpTestSuite : public TestSuite
         AddTestCase(new DtcpTestCase, TestCase::QUICK);
         AddTestCase(new FbTcpTestCase, TestCase::QUICK);
         AddTestCase(new FbTcpCapTestCase, TestCase::QUICK);
+        AddTestCase(new MmccStreamErrorModelTestCase, TestCase::QUICK);
         for (const char* t : {"ns3::TcpRttv",
                               "ns3::TcpMssCca",
                               "ns3::TcpMrvhs",

@@ -88,9 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     _scenario_args(x)
     x.add_argument("--out", help="JSON file (default: stdout)")
 
-    v = sub.add_parser("validate", help="cross-check the simulator against a reference (ns-3)",
+    v = sub.add_parser("validate", help="cross-check the simulator against a reference (ns-3 or the Linux kernel)",
                        description="Run the same cases in mmcc and in the reference and report the agreement "
-                                   "(mean and spread over seeds, difference, +-5 %% band, cwnd overlays, speed).")
+                                   "(mean and spread over seeds, difference, +-5 % band, cwnd overlays, speed).")
     v.add_argument("reference", choices=["ns3", "linux"],
                    help="ns3: the simulator against ns-3 (Debian's libns3-dev); linux: the `linux` profile against "
                         "the kernel on this machine (the testbed, root)")

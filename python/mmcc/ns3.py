@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 from . import _core
-from .scenario import ScenarioError
+from .scenario import ScenarioError, link_route
 
 ROOT = Path(__file__).resolve().parents[2]
 NS3_DIR = ROOT / "ns3"
@@ -33,8 +33,28 @@ def export(config: dict) -> dict:
     for f in config["flows"]:
         tcp = json.loads(_core.resolve_tcp(json.dumps(f.get("tcp", {}))))
         flows.append({**f, "tcp": tcp})
-    return {"format": "mmcc-ns3/1", **{k: v for k, v in config.items() if k != "flows"}, "flows": flows,
+    return {"format": "mmcc-ns3/1", **{k: v for k, v in config.items() if k not in ("flows", "links")},
+            "links": _links_with_streams(config), "flows": flows,
             "bin_ns": config.get("record", {}).get("bin", 100_000_000)}
+
+
+def _links_with_streams(config: dict) -> list[dict]:
+    """The links, each direction told its random stream's name ("link/<i>/<ab|ba>", as the
+    simulator names it) and which TCP packets the simulator has on it (data of the flows routed
+    through it, ACKs of the flows routed back through it), so the runner draws mmcc's losses for
+    the same packets (common random numbers)."""
+    carries: dict[tuple[int, str], set[str]] = {}
+    for f in config["flows"]:
+        for kind, (a, b) in (("data", (f["src"], f["dst"])), ("acks", (f["dst"], f["src"]))):
+            for hop in link_route(config, a, b) or []:
+                carries.setdefault(hop, set()).add(kind)
+    links = []
+    for i, lk in enumerate(config["links"]):
+        lk = dict(lk)
+        for d in ("ab", "ba"):
+            lk[d] = {**(lk.get(d) or {}), "stream": f"link/{i}/{d}", "carries": sorted(carries.get((i, d), ()))}
+        links.append(lk)
+    return links
 
 
 def build_runner(build_dir: Path | None = None) -> Path:

@@ -629,6 +629,32 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
     return cfg
 
 
+def link_route(config: dict, src: int, dst: int) -> list[tuple[int, str]] | None:
+    """The link directions (link index, "ab" | "ba") a packet from node `src` to node `dst` takes
+    in a normalized configuration of wired links, in order; None when there is no path. The
+    simulator's routing (Simulation::routes): a breadth-first search from the destination over
+    the ports in order (link 0 ab, link 0 ba, link 1 ab, ...), so ties go the same way."""
+    ports = [(i, d, a, b) for i, lk in enumerate(config["links"])
+             for d, a, b in (("ab", lk["a"], lk["b"]), ("ba", lk["b"], lk["a"]))]
+    first: dict[int, tuple[int, str, int]] = {}
+    seen = {dst}
+    queue = [dst]
+    while queue:
+        v = queue.pop(0)
+        for i, d, a, b in ports:
+            if b == v and a not in seen:
+                seen.add(a)
+                first[a] = (i, d, b)
+                queue.append(a)
+    if src != dst and src not in first:
+        return None
+    hops, u = [], src
+    while u != dst:
+        i, d, u = first[u]
+        hops.append((i, d))
+    return hops
+
+
 # ---- loading ------------------------------------------------------------------------------
 
 def list_presets() -> dict[str, str]:

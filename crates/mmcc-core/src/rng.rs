@@ -113,6 +113,19 @@ mod tests {
         assert_eq!(same, 0);
     }
 
+    /// The generator is reimplemented outside Rust (the ns-3 runner's MmccStreamErrorModel draws
+    /// mmcc's losses): these values are pinned there too (ns3/test/mmcc-tcp-test-suite.cc).
+    #[test]
+    fn stream_values_are_pinned_for_the_other_implementations() {
+        let mut r = Rng::stream(1, "link/1/ab/error");
+        assert_eq!(r.next_u64(), 0xa8a2_a36a_f04a_bc57);
+        assert_eq!(r.next_u64(), 0xbb0c_aba1_2d45_9afa);
+        assert_eq!(r.next_u64(), 0x5715_a359_f76d_5940);
+        let mut r = Rng::stream(1, "link/1/ab/error");
+        let lost: Vec<usize> = (0..5000usize).filter(|_| r.bernoulli(1e-3)).collect();
+        assert_eq!(lost, [871, 921, 1269, 2123, 4107, 4474, 4958]);
+    }
+
     #[test]
     fn uniform_mean_is_one_half() {
         let mut r = Rng::stream(1, "x");

@@ -5,8 +5,12 @@ client, 1400-byte segments, per-packet loss at the client, bulk flows, 64 MiB so
 both sides (so neither stack is buffer-limited). The bottleneck is a constant rate (100 Mb/s,
 1 Gb/s) or one of the time-varying ones of `SHAPES` (steps, a 1000/50 Mb/s square wave, the
 capacity of the `thesis-edge` radio replayed as a rate trace), or a constant 100 Mb/s shared by
-two flows. Every case runs over several seeds on both sides; the seeds draw different random
-losses in the two simulators, so only the means over seeds are compared.
+two flows. Every case runs over several seeds on both sides. The runner draws its random losses
+from mmcc's own stream of the link direction for the packets mmcc has there (common random
+numbers, `MmccStreamErrorModel`): with one seed the n-th data segment at the client is lost in
+both simulators or in neither, so the two sides' runs of a seed are paired and a difference left
+after the means over seeds is the stacks', not the dice's. (`--errors=ns3` on the runner uses
+ns-3's RateErrorModel instead; the comparison then needs many more seeds.)
 
 ns-3's own classes are compared with mmcc's algorithm of the same name, and this project's ns-3
 port of each mmWave algorithm (ns3/model) with its Rust version.
@@ -132,9 +136,11 @@ def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[st
     else:
         ccas = ccas or NS3_ALGORITHMS + PORTED
         rates, losses, n, dur = rates or [*RATES, *SHAPES], losses or LOSSES, seeds or 5, duration or 20.0
-    # the time-varying and shared bottlenecks run without random loss
+    # the time-varying and shared bottlenecks run without random loss. A lossless case has no
+    # random component on either side (every seed gives the same run, as the seed-to-seed spread
+    # of 0 in the stored results shows), so it runs once, with seed 1.
     return [Case(c, r, l, s, dur) for c in ccas for r in rates for l in (losses if r in RATES else [0.0])
-            for s in range(1, n + 1)]
+            for s in range(1, (n if l > 0 else 1) + 1)]
 
 
 def fingerprint(path: str | Path) -> str:
@@ -262,8 +268,9 @@ def write_report(out: Path, cases: list[Case]) -> dict:
         gm = np.array([x["goodput_mbps"] for x in m])
         gn = np.array([x["goodput_mbps"] for x in n])
         diff = (gm.mean() - gn.mean()) / gn.mean() if gn.mean() > 0 else float("nan")
-        # standard error of the difference of the two means, relative to ns-3's mean
-        se = float(np.sqrt(gm.var(ddof=1) / len(gm) + gn.var(ddof=1) / len(gn)) / gn.mean()) if len(cs) > 1 and gn.mean() > 0 else float("nan")
+        # standard error of the mean paired difference (a seed's two runs share their losses),
+        # relative to ns-3's mean
+        se = float((gm - gn).std(ddof=1) / np.sqrt(len(cs)) / gn.mean()) if len(cs) > 1 and gn.mean() > 0 else float("nan")
         rows.append({"cca": cca, "rate": rate, "loss": loss, "seeds": len(cs),
                      "mmcc_mbps": gm.mean(), "mmcc_std": gm.std(), "ns3_mbps": gn.mean(), "ns3_std": gn.std(),
                      "diff_pct": 100 * diff, "se_pct": 100 * se, "within_5pct": abs(diff) <= BAND,
@@ -279,7 +286,8 @@ def write_report(out: Path, cases: list[Case]) -> dict:
              f"{len(rows)} cases, {len(cases)} seeded runs per side. Within +-5 %: {100 * frac5:.0f} % of cases; "
              f"within +-10 %: {100 * frac10:.0f} %.", "",
              "diff: (mmcc - ns-3) / ns-3 of the mean goodput over seeds; se: the standard error of that difference "
-             "(seed-to-seed spread of both sides), so a difference within about 2 se is not resolved by the seeds.", "",
+             "from the seed-to-seed spread of the paired differences (both sides of a seed draw the same losses from "
+             "mmcc's stream), so a difference within about 2 se is not resolved by the seeds.", "",
              "| cca | rate | loss | seeds | mmcc Mb/s (sd) | ns-3 Mb/s (sd) | diff % | se % | +-5 % | RTOs mmcc / ns-3 | ns-3 / mmcc wall |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in sorted(rows, key=lambda r: (r["cca"], r["rate"], r["loss"])):

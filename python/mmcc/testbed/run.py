@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..scenario import link_route
 from . import bpf
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -99,26 +100,10 @@ def plan(config: dict) -> Plan:
         if app.get("type", "bulk") != "bulk" or app.get("bytes") is not None:
             raise TestbedError(f"flows[{i}].app: the testbed runs unlimited bulk transfers only")
         kernel_cca(f["cca"])
-    # breadth-first search for the path src -> dst over the links
     links = config["links"]
-    prev: dict[int, tuple[int, int, str]] = {src: (-1, -1, "")}
-    queue = [src]
-    while queue:
-        u = queue.pop(0)
-        for i, lk in enumerate(links):
-            for a, b, d in ((lk["a"], lk["b"], "ab"), (lk["b"], lk["a"], "ba")):
-                if a == u and b not in prev:
-                    prev[b] = (u, i, d)
-                    queue.append(b)
-    if dst not in prev:
-        raise TestbedError("no path of links between the flows' nodes")
-    hops = []
-    v = dst
-    while v != src:
-        u, i, d = prev[v]
-        hops.append((i, d))
-        v = u
-    hops.reverse()
+    hops = link_route(config, src, dst)
+    if not hops or link_route(config, dst, src) != [(i, "ba" if d == "ab" else "ab") for i, d in reversed(hops)]:
+        raise TestbedError("the flows' nodes need one path of links between them, the same both ways")
 
     def spec(i: int, d: str) -> dict:
         lk = links[i]

@@ -78,6 +78,10 @@ pub struct AckOutcome {
     /// The cumulative part acknowledged a segment that had been retransmitted (ns-3's
     /// `m_isRetransDataAcked`).
     pub cum_retransmitted: bool,
+    /// The oldest segment the cumulative part acknowledged: its latest send time, if it was
+    /// never retransmitted (ns-3 `TcpSocketBase::EstimateRtt` samples only when the ACK covers
+    /// the front of its RTT history and that entry is not marked retransmitted).
+    pub cum_front_clean: Option<Time>,
 }
 
 #[derive(Default)]
@@ -229,6 +233,9 @@ impl Scoreboard {
                 }
                 let s = self.segs.pop_front().expect("front");
                 self.base_id += 1;
+                if out.cum_segments == 0 && s.tx_count == 1 {
+                    out.cum_front_clean = Some(s.sent_at);
+                }
                 out.cum_acked += s.len as u64;
                 out.cum_segments += 1;
                 out.cum_retransmitted |= s.tx_count > 1;
@@ -601,6 +608,28 @@ mod tests {
         assert_eq!(o.rtt_sent_at, None, "retransmitted segment gives no RTT sample (Karn)");
         assert_eq!(b.sacked_bytes(), 0);
         assert_eq!(b.pipe(), 6000);
+        b.check().unwrap();
+    }
+
+    /// ns-3's RTT sample rule (EstimateRtt): only a cumulative ACK that covers the oldest
+    /// outstanding segment, never retransmitted; Linux's candidate is the newest delivered one.
+    #[test]
+    fn front_of_the_cumulative_part_decides_the_ns3_rtt_sample() {
+        let mut b = board(10);
+        let o = b.on_ack(2000, &[], |_| {});
+        assert_eq!((o.cum_front_clean, o.rtt_sent_at), (Some(Time(0)), Some(Time(1))));
+        // SACK only: a Linux candidate, no ns-3 sample
+        let o = b.on_ack(2000, &[r(3, 5)], |_| {});
+        assert_eq!((o.cum_front_clean, o.rtt_sent_at), (None, Some(Time(4))));
+        // the retransmitted front is covered together with a fresh segment: no sample in either
+        // (Linux: the newest delivered is the retransmission)
+        b.on_retransmit(2, Time(50));
+        let o = b.on_ack(6000, &[], |_| {});
+        assert_eq!((o.cum_front_clean, o.rtt_sent_at), (None, None));
+        // a clean front with a retransmitted segment behind it: ns-3 samples, Linux does not
+        b.on_retransmit(7, Time(60));
+        let o = b.on_ack(9000, &[], |_| {});
+        assert_eq!((o.cum_front_clean, o.rtt_sent_at), (Some(Time(6)), None));
         b.check().unwrap();
     }
 

@@ -404,17 +404,24 @@ impl TcpSender {
             self.dup_bytes = self.dup_bytes.saturating_sub(res.cum_acked);
         }
 
-        // RTT sample (Karn's rule is applied by the scoreboard). ns-3 with timestamps
-        // (TcpSocketBase::EstimateRtt, TcpOptionTS): now - TSecr, both in whole milliseconds,
-        // 0 taken as 1 us.
-        let rtt_sample = match res.rtt_sent_at {
-            Some(_) if self.ns3_timestamps => {
-                let ms = |t: Time| t.0 / 1_000_000;
-                let m = ms(now).saturating_sub(ms(pkt.sent_at));
-                Some(if m == 0 { Dur::from_micros(1) } else { Dur::from_millis(m) })
+        // RTT sample (Karn's rule is applied by the scoreboard). Linux: the newest newly
+        // delivered segment that was never retransmitted (tcp_clean_rtx_queue / tcp_sacktag).
+        // ns-3 (TcpSocketBase::EstimateRtt): only an ACK that cumulatively covers the oldest
+        // outstanding segment, never retransmitted, gives a sample (so no SACK-only ACK in
+        // recovery does, whose echoed timestamp is old); with timestamps (TcpOptionTS) it is
+        // now - TSecr in whole milliseconds, 0 taken as 1 us, else now - that segment's send time.
+        let rtt_sample = if self.cfg.profile == Profile::Ns3 {
+            match res.cum_front_clean {
+                Some(_) if self.ns3_timestamps => {
+                    let ms = |t: Time| t.0 / 1_000_000;
+                    let m = ms(now).saturating_sub(ms(pkt.sent_at));
+                    Some(if m == 0 { Dur::from_micros(1) } else { Dur::from_millis(m) })
+                }
+                Some(t) => Some(now - t),
+                None => None,
             }
-            Some(t) => Some(now - t),
-            None => None,
+        } else {
+            res.rtt_sent_at.map(|t| now - t)
         };
         if let Some(r) = rtt_sample {
             self.rtt.sample(r);

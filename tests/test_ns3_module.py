@@ -42,7 +42,7 @@ def test_matrix_has_the_ported_algorithms_and_bottleneck_shapes():
     full = validate_ns3.matrix(False, None, None, None)
     n_cca = len(validate_ns3.NS3_ALGORITHMS) + len(validate_ns3.PORTED)
     # per bottleneck rate: lossless once (deterministic), three loss rates x 5 seeds; shapes once
-    assert len(full) == n_cca * (2 * (1 + 3 * 5) + len(validate_ns3.SHAPES))
+    assert len(full) == n_cca * (2 * (1 + 3 * 5) + len(validate_ns3.SHAPES)) + 4 * (2 + len(validate_ns3.SHAPES))  # BBR draws: every seed
     assert {c.rate for c in full} == {"100Mbps", "1Gbps", "steps", "square", "trace", "2flows"}
     assert all(c.loss == 0 for c in full if c.rate in validate_ns3.SHAPES)
     with pytest.raises(ValueError, match="allowed: .*square"):

@@ -44,6 +44,9 @@ from ..results import atomic_write_bytes, write_csv_rows
 NS3_ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr", "vegas", "scalable", "bic", "htcp", "hybla",
                   "westwood", "yeah"]
 #: The mmWave algorithms of the publications, ported to ns-3 in ns3/model/ (the port vs the Rust).
+# algorithms that draw random numbers themselves (BBR's ProbeBW start phase, in ns-3's TcpBbr
+# and in mmcc): their lossless cases need every seed too
+RANDOMIZED = {"bbr"}
 PORTED = ["rttv", "msscca", "mrvhs", "fbtcp", "dtcp", "mmstcp"]
 RATES = {"100Mbps": 100_000_000, "1Gbps": 1_000_000_000}
 #: Time-varying and shared bottlenecks (run without random loss): name -> description.
@@ -136,11 +139,14 @@ def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[st
     else:
         ccas = ccas or NS3_ALGORITHMS + PORTED
         rates, losses, n, dur = rates or [*RATES, *SHAPES], losses or LOSSES, seeds or 5, duration or 20.0
-    # the time-varying and shared bottlenecks run without random loss. A lossless case has no
-    # random component on either side (every seed gives the same run, as the seed-to-seed spread
-    # of 0 in the stored results shows), so it runs once, with seed 1.
+    # the time-varying and shared bottlenecks run without random loss. A lossless case of an
+    # algorithm that draws nothing has no random component on either side (every seed gives the
+    # same run), so it runs once, with seed 1.
+    def seeds_of(cca: str, loss: float) -> int:
+        return n if loss > 0 or cca in RANDOMIZED else 1
+
     return [Case(c, r, l, s, dur) for c in ccas for r in rates for l in (losses if r in RATES else [0.0])
-            for s in range(1, (n if l > 0 else 1) + 1)]
+            for s in range(1, seeds_of(c, l) + 1)]
 
 
 def fingerprint(path: str | Path) -> str:

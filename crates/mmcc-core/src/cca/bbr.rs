@@ -20,8 +20,9 @@
 //!   10-round window.
 //! - Pacing rate = pacing_gain * BtlBw * 0.99 (Linux; ns-3's TcpBbr has no margin: the `ns3`
 //!   profile paces at pacing_gain * BtlBw); before the first sample, 2.885 * cwnd / SRTT.
-//! - Deterministic choice instead of Linux's random ProbeBW start phase: the cycle starts in the
-//!   first cruising phase (index 2), so the first probe comes after 6 RTprops.
+//! - ProbeBW starts in a random phase of the gain cycle, drawn from the flow's seeded stream:
+//!   Linux `bbr_reset_probe_bw_mode` any phase but the probing one (index 7 - U{0..6}: 1..7);
+//!   ns-3 `TcpBbr::EnterProbeBW` neither the probing nor the draining one (7 - U{0..5}: 2..7).
 
 use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, Params};
 use super::RateSample;
@@ -157,11 +158,14 @@ impl Bbr {
         }
     }
 
-    fn enter_probe_bw(&mut self, now: Time) {
+    fn enter_probe_bw(&mut self, cc: &mut CcState) {
         self.mode = Mode::ProbeBw;
         self.cwnd_gain = 2.0;
-        self.cycle_index = 2;
-        self.cycle_stamp = now;
+        // Linux: CYCLE_LEN - 1 - get_random_u32_below(bbr_cycle_rand = 7); ns-3:
+        // GAIN_CYCLE_LENGTH - 1 - (int) m_uv->GetValue(0, 6)
+        let phases = if cc.ns3() { 6 } else { 7 };
+        self.cycle_index = CYCLE.len() - 1 - cc.rng.below(phases) as usize;
+        self.cycle_stamp = cc.now;
         self.pacing_gain = CYCLE[self.cycle_index];
     }
 
@@ -219,14 +223,14 @@ impl Bbr {
         }
     }
 
-    fn check_drain(&mut self, cc: &CcState) {
+    fn check_drain(&mut self, cc: &mut CcState) {
         if self.mode == Mode::Startup && self.filled_pipe {
             self.mode = Mode::Drain;
             self.pacing_gain = 1.0 / HIGH_GAIN;
             self.cwnd_gain = HIGH_GAIN;
         }
         if self.mode == Mode::Drain && cc.bytes_in_flight <= self.inflight(cc, 1.0) {
-            self.enter_probe_bw(cc.now);
+            self.enter_probe_bw(cc);
         }
     }
 
@@ -263,7 +267,7 @@ impl Bbr {
                         cc.cwnd = cc.cwnd.max(self.prior_cwnd);
                         self.prior_cwnd = 0;
                         if self.filled_pipe {
-                            self.enter_probe_bw(cc.now);
+                            self.enter_probe_bw(cc);
                         } else {
                             self.mode = Mode::Startup;
                             self.pacing_gain = HIGH_GAIN;
@@ -396,6 +400,30 @@ impl CongestionControl for Bbr {
 mod tests {
     use super::super::testing::state;
     use super::*;
+
+    /// The ProbeBW start phase is drawn from the flow's stream: Linux any of 1..7, ns-3 2..7
+    /// (never the probing phase 0; ns-3 never the draining phase 1 either); one seed, one phase.
+    #[test]
+    fn probe_bw_starts_in_a_seeded_random_phase() {
+        use crate::cca::Profile;
+        for (profile, want) in [(Profile::Linux, 1..=7usize), (Profile::Ns3, 2..=7)] {
+            let mut seen = std::collections::BTreeSet::new();
+            for seed in 0..200 {
+                let mut cc = state(1448, 100, 1000);
+                cc.profile = profile;
+                cc.rng = crate::rng::Rng::stream(seed, "flow/0/cca");
+                let mut b = Bbr::new();
+                b.enter_probe_bw(&mut cc);
+                seen.insert(b.cycle_index);
+                let mut again = Bbr::new();
+                cc.rng = crate::rng::Rng::stream(seed, "flow/0/cca");
+                again.enter_probe_bw(&mut cc);
+                assert_eq!(again.cycle_index, b.cycle_index);
+                assert_eq!(b.pacing_gain, CYCLE[b.cycle_index]);
+            }
+            assert_eq!(seen, want.collect(), "{profile:?}");
+        }
+    }
 
     /// A fake path: every call is one round trip delivering `bw` bytes/s for `rtt`.
     struct Driver {

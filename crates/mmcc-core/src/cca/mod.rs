@@ -40,6 +40,7 @@ pub mod rate;
 
 pub use crate::tcp::profile::Profile;
 pub use rate::RateSample;
+use crate::rng::Rng;
 use crate::time::{Bandwidth, Dur, Time};
 use std::collections::BTreeMap;
 
@@ -99,6 +100,9 @@ pub struct CcState {
     /// Request: the samples of the data now in flight are not bandwidth samples (Linux
     /// `tp->app_limited`; BBR sets it in ProbeRTT). The stack clears it once acted on.
     pub request_app_limited: bool,
+    /// The flow's seeded random stream for the algorithm's own choices (stream "flow/<i>/cca"
+    /// of the run seed; BBR's ProbeBW start phase).
+    pub rng: Rng,
     /// Sender maximum segment size in bytes.
     pub mss: u64,
     /// Congestion window in bytes.
@@ -136,6 +140,7 @@ impl CcState {
             now: Time::ZERO,
             profile: Profile::Linux,
             request_app_limited: false,
+            rng: Rng::stream(0, "cca"),
             mss,
             cwnd: initial_cwnd_segments * mss,
             ssthresh: u64::MAX,

@@ -135,8 +135,10 @@ impl Simulation {
             };
             let cca_name = algo.name().to_string();
             let tcp = f.tcp.resolve();
+            let mut sender = TcpSender::new(i as u32, f.src, f.dst, &tcp, &f.app, f.start, algo);
+            sender.cc.rng = crate::rng::Rng::stream(cfg.seed, &format!("flow/{i}/cca"));
             flows.push(Flow {
-                sender: TcpSender::new(i as u32, f.src, f.dst, &tcp, &f.app, f.start, algo),
+                sender,
                 receiver: TcpReceiver::new(i as u32, f.dst, f.src, &tcp),
                 rec: FlowRecorder::new(&cfg.record),
                 cca_name,

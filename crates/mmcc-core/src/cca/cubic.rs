@@ -29,7 +29,10 @@
 //!
 //! HyStart leaves slow start (ssthresh = cwnd) once cwnd >= 16 segments and either an ACK
 //! train of the round lasts min_rtt / 2, or the minimum RTT of the round's first 8 samples
-//! exceeds the connection minimum by clamp(min_rtt / 8, 4 ms, 16 ms).
+//! exceeds the connection minimum by clamp(min_rtt / 8, 4 ms, 16 ms). The `ns3` profile runs
+//! ns-3 3.37's variant ([`Cubic::ns3_hystart_update`]): on the smoothed RTT, a train longer
+//! than the whole minimum delay, a delay threshold of clamp(delay_min, 4 ms, 1000 ms) (so twice
+//! the minimum RTT), once per connection until a timeout.
 
 use super::util::slow_start_abc;
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
@@ -55,6 +58,10 @@ const HYSTART_MIN_SAMPLES: u32 = 8;
 const HYSTART_ACK_DELTA: Dur = Dur::from_millis(2);
 const HYSTART_DELAY_MIN: Dur = Dur::from_millis(4);
 const HYSTART_DELAY_MAX: Dur = Dur::from_millis(16);
+/// ns-3 TcpCubic: HyStartDelayMax and CubicDelta (delay samples within it of an epoch's start
+/// are discarded).
+const NS3_HYSTART_DELAY_MAX: Dur = Dur::from_millis(1000);
+const NS3_CUBIC_DELTA: Dur = Dur::from_millis(10);
 /// Linux jiffies for the `linux` profile: CONFIG_HZ = 250 (this machine's kernel, Debian's).
 const LINUX_HZ: u64 = 250;
 const LINUX_JIFFY_NS: u64 = 1_000_000_000 / LINUX_HZ;
@@ -77,6 +84,22 @@ struct LinuxState {
     tcp_cwnd: u64,
 }
 
+/// ns-3 3.37 `TcpCubic`'s minimum delay and HyStart state (the `ns3` profile), fed by
+/// `PktsAcked` with the smoothed RTT.
+#[derive(Clone, Debug, Default)]
+struct Ns3State {
+    /// m_delayMin: the minimum of the smoothed RTTs, reset by a timeout.
+    delay_min: Option<Dur>,
+    /// m_found: HyStart has ended a slow start; it does not run again before a timeout.
+    found: bool,
+    round_start: Time,
+    last_ack: Time,
+    /// m_endSeq: the highest byte sent when the round began.
+    end_seq: u64,
+    curr_rtt: Option<Dur>,
+    samples: u32,
+}
+
 pub struct Cubic {
     c: f64,
     beta: f64,
@@ -88,6 +111,8 @@ pub struct Cubic {
     origin: f64,
     /// The `linux` profile's state (tcp_cubic.c).
     lx: LinuxState,
+    /// The `ns3` profile's delay and HyStart state (tcp-cubic.cc).
+    ns: Ns3State,
     // HyStart round state
     round_end: u64,
     round_start: Time,
@@ -111,6 +136,7 @@ impl Cubic {
             epoch_start: None,
             origin: 0.0,
             lx: LinuxState::default(),
+            ns: Ns3State::default(),
             round_end: 0,
             round_start: Time::ZERO,
             last_ack: Time::ZERO,
@@ -141,7 +167,7 @@ impl Cubic {
             }
         }
         let epoch = self.epoch_start.unwrap_or(cc.now);
-        let delay_min = cc.min_rtt.map_or(0.0, |d| d.secs_f64());
+        let delay_min = self.ns.delay_min.map_or(0.0, |d| d.secs_f64()); // m_delayMin
         let t = (cc.now - epoch).secs_f64() + delay_min;
         let delta = (self.c * (t - self.k).abs().powi(3)) as u64; // uint32 in ns-3
         let origin = self.origin as u64;
@@ -223,6 +249,43 @@ impl Cubic {
         self.w_max
     }
 
+    /// ns-3 `TcpCubic::HystartReset`: a new round begins.
+    fn ns3_hystart_reset(&mut self, cc: &CcState) {
+        self.ns.round_start = cc.now;
+        self.ns.last_ack = cc.now;
+        self.ns.end_seq = cc.snd_nxt; // m_highTxMark
+        self.ns.curr_rtt = None;
+        self.ns.samples = 0;
+    }
+
+    /// ns-3 `TcpCubic::HystartUpdate` with the smoothed RTT `delay`: an ACK train longer than
+    /// m_delayMin (not half of it), or a round whose first 8 delays exceed m_delayMin by
+    /// clamp(m_delayMin, 4 ms, 1000 ms) (`HystartDelayThresh` clamps the delay itself, not an
+    /// eighth of it), ends slow start; once found, never again before a timeout.
+    fn ns3_hystart_update(&mut self, cc: &mut CcState, delay: Dur) {
+        if self.ns.found {
+            return;
+        }
+        let delay_min = self.ns.delay_min.unwrap_or(delay);
+        if cc.now - self.ns.last_ack <= HYSTART_ACK_DELTA {
+            self.ns.last_ack = cc.now;
+            if cc.now - self.ns.round_start > delay_min {
+                self.ns.found = true;
+            }
+        }
+        if self.ns.samples < HYSTART_MIN_SAMPLES {
+            self.ns.curr_rtt = Some(self.ns.curr_rtt.map_or(delay, |c| c.min(delay)));
+            self.ns.samples += 1;
+        } else if let Some(curr) = self.ns.curr_rtt {
+            if curr > delay_min + delay_min.max(HYSTART_DELAY_MIN).min(NS3_HYSTART_DELAY_MAX) {
+                self.ns.found = true;
+            }
+        }
+        if self.ns.found {
+            cc.ssthresh = cc.cwnd;
+        }
+    }
+
     fn hystart_update(&mut self, cc: &mut CcState, rtt: Option<Dur>) {
         if !self.round_started || cc.snd_una > self.round_end {
             self.round_started = true;
@@ -269,10 +332,20 @@ impl CongestionControl for Cubic {
     fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
         // Linux cubictcp_acked (the `linux` profile): the minimum RTT sample, on every ACK with one,
         // except during the first second of an epoch (samples right after a recovery)
-        let Some(r) = ack.rtt else { return };
         if cc.ns3() {
+            // ns-3 TcpCubic::PktsAcked (rtt = the smoothed estimate): nothing within CubicDelta
+            // of an epoch's start; the minimum delay; HyStart while in slow start from 16 segments
+            if self.epoch_start.is_some_and(|e| cc.now - e < NS3_CUBIC_DELTA) {
+                return;
+            }
+            let Some(r) = ack.rtt else { return };
+            self.ns.delay_min = Some(self.ns.delay_min.map_or(r, |d| d.min(r)));
+            if self.hystart && cc.cwnd <= cc.ssthresh && cc.cwnd_segments() >= HYSTART_LOW_WINDOW {
+                self.ns3_hystart_update(cc, r);
+            }
             return;
         }
+        let Some(r) = ack.rtt else { return };
         let now_j = cc.now.0 / LINUX_JIFFY_NS;
         if self.lx.epoch_start.is_some_and(|e| now_j.saturating_sub(e) < LINUX_HZ) {
             return;
@@ -286,7 +359,13 @@ impl CongestionControl for Cubic {
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         let mut segs = ack.segments_acked;
         if cc.in_slow_start() {
-            if self.hystart {
+            if self.hystart && cc.ns3() {
+                // ns-3 TcpCubic::IncreaseWindow: a new HyStart round once the cumulative ACK
+                // passes the round's end (after PktsAcked has seen this ACK)
+                if cc.snd_una > self.ns.end_seq {
+                    self.ns3_hystart_reset(cc);
+                }
+            } else if self.hystart {
                 self.hystart_update(cc, ack.rtt);
             }
             segs = slow_start_abc(cc, segs);
@@ -351,10 +430,14 @@ impl CongestionControl for Cubic {
         }
         let w = (ev.prior_cwnd / cc.mss) as f64; // ns-3 keeps W_max in whole segments
         if ev.kind == crate::cca::CongestionKind::Timeout {
-            // ns-3 CongestionStateSet(CA_LOSS) -> CubicReset: W_max = 0, a fresh start
+            // ns-3 CongestionStateSet(CA_LOSS) -> CubicReset (W_max = 0, m_delayMin and
+            // m_found cleared) and HystartReset: a fresh start
             self.w_max = 0.0;
             self.epoch_start = None;
             self.origin = 0.0;
+            self.ns.delay_min = None;
+            self.ns.found = false;
+            self.ns3_hystart_reset(cc);
             return;
         }
         // section 4.7 fast convergence
@@ -487,7 +570,8 @@ mod tests {
         c.on_congestion_event(&mut cc, &ev);
         cc.cwnd = 70_000;
         cc.ssthresh = 70_000;
-        cc.min_rtt = Some(Dur::from_millis(10));
+        c.on_ack(&mut cc, &ack(1, 1000, Some(10))); // PktsAcked: m_delayMin = 10 ms
+        assert_eq!(c.ns.delay_min, Some(Dur::from_millis(10)));
         assert_eq!(c.ns3_update(&cc), 70);
         for i in 0..35 {
             c.increase_window(&mut cc, &ack(2, 1000, Some(10)));
@@ -500,6 +584,46 @@ mod tests {
         let ev = CongestionEvent { kind: CongestionKind::Timeout, prior_cwnd: 80_000, bytes_in_flight: 0 };
         c.on_congestion_event(&mut cc, &ev);
         assert_eq!(c.w_max(), 0.0);
+    }
+
+    /// ns-3 TcpCubic's HyStart: the delay threshold is clamp(m_delayMin, 4 ms, 1000 ms), so with
+    /// a 20 ms minimum slow start ends only when a round's first 8 smoothed RTTs all exceed
+    /// 40 ms (Linux's 20 + clamp(20 / 8) = 24 ms would have ended it at 30 ms); once found, a
+    /// later slow start (after a fast retransmit) is not cut short again.
+    #[test]
+    fn ns3_hystart_needs_twice_the_minimum_delay() {
+        let mut c = Cubic::new(0.4, 0.7, true, true);
+        let mut cc = state(1000, 20, u64::MAX / 1000);
+        cc.profile = crate::cca::Profile::Ns3;
+        let mut send = |c: &mut Cubic, cc: &mut CcState, rtt_ms: u64| {
+            cc.now = cc.now + Dur::from_millis(5); // ACKs 5 ms apart: no ACK train
+            cc.snd_una += 1000;
+            cc.snd_nxt = cc.snd_una + cc.cwnd;
+            let a = ack(1, 1000, Some(rtt_ms));
+            c.on_ack(cc, &a);
+            c.increase_window(cc, &a);
+        };
+        send(&mut c, &mut cc, 20); // the first round begins; m_delayMin = 20 ms
+        for _ in 0..20 {
+            send(&mut c, &mut cc, 30);
+        }
+        assert!(cc.in_slow_start(), "30 ms is below 20 + 20 ms");
+        // the ACK that passes the round's end still counts in the old round (PktsAcked before
+        // IncreaseWindow); the new round's first 8 delays are 41 ms, the 9th sample finds it
+        cc.snd_una = cc.snd_nxt;
+        for i in 0..10 {
+            assert!(cc.in_slow_start(), "sample {i}");
+            send(&mut c, &mut cc, 41);
+        }
+        assert!(!cc.in_slow_start());
+        assert!(c.ns.found);
+        // after a fast retransmit the next slow start is not cut by HyStart (m_found stays)
+        cc.ssthresh = u64::MAX / 1000;
+        cc.snd_una = cc.snd_nxt;
+        for _ in 0..20 {
+            send(&mut c, &mut cc, 60);
+        }
+        assert!(cc.in_slow_start());
     }
 
     #[test]

@@ -595,8 +595,8 @@ mod tests {
         let mut c = Cubic::new(0.4, 0.7, true, true);
         let mut cc = state(1000, 20, u64::MAX / 1000);
         cc.profile = crate::cca::Profile::Ns3;
-        let mut send = |c: &mut Cubic, cc: &mut CcState, rtt_ms: u64| {
-            cc.now = cc.now + Dur::from_millis(5); // ACKs 5 ms apart: no ACK train
+        let send = |c: &mut Cubic, cc: &mut CcState, rtt_ms: u64| {
+            cc.now += Dur::from_millis(5); // ACKs 5 ms apart: no ACK train
             cc.snd_una += 1000;
             cc.snd_nxt = cc.snd_una + cc.cwnd;
             let a = ack(1, 1000, Some(rtt_ms));

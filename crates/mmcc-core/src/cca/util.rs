@@ -225,6 +225,15 @@ impl Round {
         cc.snd_una > self.end
     }
 
+    /// As [`Round::on_ack`], but the round closes as soon as everything sent before it began
+    /// is acknowledged (ns-3 `TcpVegas`: `m_lastAckedSeq >= m_begSndNxt`), one ACK earlier than
+    /// "an ACK covers data sent in this round" when the boundaries meet.
+    pub fn on_ack_reaching_end(&mut self, cc: &CcState, rtt: Option<Dur>) -> bool {
+        let started = self.started;
+        let covered = self.on_ack(cc, rtt);
+        covered || (started && cc.snd_una == self.end)
+    }
+
     /// Start the next round.
     pub fn restart(&mut self, cc: &CcState) {
         self.end = cc.snd_nxt;

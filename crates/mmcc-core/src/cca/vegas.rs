@@ -15,7 +15,11 @@
 //! the Open state (ns-3 `CongestionStateSet`). In the `ns3` profile the target window is
 //! truncated to whole segments as ns-3's `uint32_t targetCwnd`, which rounds the queue
 //! estimate up (at 100 Mb/s and 22 ms ns-3 holds cwnd near 129 segments, two thirds of the BDP,
-//! because 22.2 ms / 22 ms already reads as 2 queued segments).
+//! because 22.2 ms / 22 ms already reads as 2 queued segments), and a cycle ends as soon as
+//! everything sent before it is acknowledged (`m_lastAckedSeq >= m_begSndNxt`); Linux
+//! (`tcp_vegas.c`: `after(ack, beg_snd_nxt)`) needs an ACK beyond it. Which ACKs, so which
+//! smoothed RTTs, fall in a cycle decides where the window settles: with the later end the
+//! `ns3` profile held 97 segments against ns-3's 129.
 
 use super::util::{reno_ca, set_cwnd_segments, slow_start, FracAcc, Round};
 use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, ParamSpec, Params};
@@ -93,7 +97,9 @@ impl CongestionControl for Vegas {
         }
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let round_end = self.round.on_ack(cc, ack.rtt);
+        // ns-3 TcpVegas: the cycle ends once everything sent before it is acknowledged
+        let round_end =
+            if cc.ns3() { self.round.on_ack_reaching_end(cc, ack.rtt) } else { self.round.on_ack(cc, ack.rtt) };
         if !self.enabled {
             self.reno(cc, ack);
             return;
@@ -161,6 +167,23 @@ mod tests {
         cc.ssthresh = 10_000;
         v.update(&mut cc, Dur::from_micros(22_240)); // Linux: 1.4 < alpha: grow
         assert_eq!(cc.cwnd, 130_000);
+    }
+
+    #[test]
+    fn ns3_cycle_ends_when_the_previous_window_is_acknowledged() {
+        // ns-3 m_lastAckedSeq >= m_begSndNxt; Linux after(ack, beg_snd_nxt)
+        for (profile, closes_at_end) in [(crate::cca::Profile::Ns3, true), (crate::cca::Profile::Linux, false)] {
+            let mut cc = state(1000, 10, 5);
+            cc.profile = profile;
+            cc.snd_nxt = 10_000;
+            let mut r = Round::default();
+            assert!(!r.on_ack(&cc, Some(Dur::from_millis(20)))); // the first round: up to 10,000
+            cc.snd_una = 10_000;
+            cc.snd_nxt = 20_000;
+            let closed =
+                if cc.ns3() { r.on_ack_reaching_end(&cc, Some(Dur::from_millis(20))) } else { r.on_ack(&cc, None) };
+            assert_eq!(closed, closes_at_end, "{profile:?}");
+        }
     }
 
     #[test]

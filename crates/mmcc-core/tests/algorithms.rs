@@ -121,6 +121,24 @@ fn bbr_probes_rtt_every_10_s_for_200_ms_at_4_packets() {
     }
 }
 
+/// `probe_rtt_app_limited = 0` reproduces ns-3 3.37's TcpBbr, which does not mark the ProbeRTT
+/// flight (its own m_appLimited is never read by the rate sampler): at 20 ms RTT the first
+/// ProbeRTT's low-rate samples displace the bandwidth estimate and the link is far from full
+/// in the second after it.
+#[test]
+fn bbr_without_app_limited_probe_rtt_collapses_as_ns3_does() {
+    let mut cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(13));
+    cfg.flows[0].cca = "bbr".into();
+    cfg.flows[0].tcp.profile = Profile::Ns3;
+    cfg.flows[0].cca_params.insert("probe_rtt_app_limited".into(), 0.0);
+    let out = run(cfg).unwrap();
+    let t = f64col(&out, "series", "t_s");
+    let tp = f64col(&out, "series", "throughput_mbps");
+    let v: Vec<f64> = t.iter().zip(&tp).filter(|(&x, _)| (11.0..12.0).contains(&x)).map(|(_, y)| *y).collect();
+    let after = v.iter().sum::<f64>() / v.len() as f64;
+    assert!(after < 500.0, "{after:.0} Mb/s in the second after the first ProbeRTT");
+}
+
 /// Linux marks the flight of ProbeRTT application-limited, so its low-rate samples do not
 /// displace the bandwidth estimate; without that, at 20 ms RTT the 200 ms of ProbeRTT fill the
 /// whole 10-round window and BBR restarts from a fraction of the link after every ProbeRTT.

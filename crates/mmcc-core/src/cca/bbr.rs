@@ -24,7 +24,7 @@
 //!   Linux `bbr_reset_probe_bw_mode` any phase but the probing one (index 7 - U{0..6}: 1..7);
 //!   ns-3 `TcpBbr::EnterProbeBW` neither the probing nor the draining one (7 - U{0..5}: 2..7).
 
-use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, Params};
+use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, ParamSpec, Params};
 use super::RateSample;
 use crate::time::{Bandwidth, Dur, Time};
 use std::collections::VecDeque;
@@ -33,8 +33,20 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "bbr",
     aliases: &["bbrv1", "bbr1", "tcp-bbr"],
     source: "Cardwell et al., ACM Queue 14(5) 2016; draft-cardwell-iccrg-bbr-congestion-control-00 (Linux tcp_bbr.c)",
-    params: &[],
-    build: |_p: &Params| Box::new(Bbr::new()),
+    params: &[ParamSpec {
+        name: "probe_rtt_app_limited",
+        default: 1.0,
+        min: 0.0,
+        max: 1.0,
+        help: "1: ProbeRTT marks its flight application-limited (Linux, the default in both profiles); \
+               0: it does not, as ns-3 3.37's TcpBbr effectively behaves (it sets its own m_appLimited, \
+               which the rate sampler never reads), so short-RTT ProbeRTTs can collapse the bandwidth estimate",
+    }],
+    build: |p: &Params| {
+        let mut b = Bbr::new();
+        b.probe_rtt_app_limited = p.get("probe_rtt_app_limited") != 0.0;
+        Box::new(b)
+    },
 };
 
 /// 2 / ln 2: the smallest gain that doubles the delivery rate each round (draft 4.3.2).
@@ -99,6 +111,9 @@ pub struct Bbr {
     packet_conservation: bool,
     entering_recovery: bool,
     restore_cwnd: bool,
+    /// Mark the ProbeRTT flight application-limited (Linux `bbr_update_min_rtt`); off
+    /// reproduces ns-3 3.37's TcpBbr (the `probe_rtt_app_limited` parameter).
+    probe_rtt_app_limited: bool,
 }
 
 impl Default for Bbr {
@@ -131,6 +146,7 @@ impl Bbr {
             packet_conservation: false,
             entering_recovery: false,
             restore_cwnd: false,
+            probe_rtt_app_limited: true,
         }
     }
     pub fn mode(&self) -> Mode {
@@ -250,8 +266,9 @@ impl Bbr {
             self.probe_rtt_done = None;
         }
         if self.mode == Mode::ProbeRtt {
-            // Ignore low rate samples during this mode (Linux: tp->app_limited = ...).
-            cc.request_app_limited = true;
+            // Ignore low rate samples during this mode (Linux: tp->app_limited = ...; ns-3
+            // 3.37 writes TcpBbr::m_appLimited, which its rate sampler never reads).
+            cc.request_app_limited = self.probe_rtt_app_limited;
             match self.probe_rtt_done {
                 None if cc.bytes_in_flight <= MIN_CWND_SEGMENTS * cc.mss => {
                     self.probe_rtt_done = Some(cc.now + PROBE_RTT_TIME);
@@ -393,6 +410,9 @@ impl CongestionControl for Bbr {
     }
     fn controls_window(&self) -> bool {
         true
+    }
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        vec![("probe_rtt_app_limited", if self.probe_rtt_app_limited { 1.0 } else { 0.0 })]
     }
 }
 

@@ -164,6 +164,7 @@ TCP_FIELDS: dict[str, Parser] = {
     "cwnd_validation": BOOL,
     "quickack": BOOL,
     "timestamps": BOOL,
+    "frto": BOOL,
 }
 # user-facing name -> core (serde) name
 TCP_CORE_NAMES = {

@@ -123,3 +123,38 @@ fn ns3_rtt_samples_are_whole_milliseconds_linux_are_exact() {
         }
     }
 }
+
+/// A spurious timeout: the bottleneck slows to 50 kb/s for 0.8 s, so the queued packets are
+/// delayed past the RTO without any loss. Linux (`frto`, on in the linux profile) sees ACKs of
+/// the original transmissions echo timestamps older than its first retransmission
+/// (tcp_try_undo_loss) and undoes the reduction; without it the window restarts from one
+/// segment. The undo restores the window the timeout found (tcp_reno_undo_cwnd).
+#[test]
+fn a_spurious_timeout_is_undone_with_frto_as_linux_does() {
+    let run = |frto: bool| {
+        let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 250_000, Dur::from_secs(4));
+        cfg.links[1].ab.rate_steps =
+            vec![(Time::from_secs(2), Bandwidth::bps(50_000)), (Time::from_millis(2800), Bandwidth::mbps(100))];
+        cfg.flows[0].tcp.profile = Profile::Linux;
+        cfg.flows[0].tcp.frto = Some(frto);
+        cfg.record.trace = true;
+        let mut sim = Simulation::new(cfg).unwrap();
+        sim.run();
+        sim.check_invariants().unwrap();
+        sim
+    };
+    let with = run(true);
+    let r = with.recorder(0);
+    let rto = r.events.iter().find(|e| e.1 == "rto").expect("a timeout while the link crawls");
+    let undo = r.events.iter().find(|e| e.1 == "undo").expect("the timeout is undone");
+    assert!(undo.0 > rto.0);
+    // the window the timeout found, and the one restored
+    let k = r.cwnd_t.iter().position(|&t| t >= rto.0).unwrap();
+    let before = r.cwnd_v[k - 1] as f64;
+    assert!(undo.2 >= 0.9 * before, "restored {} of {before}", undo.2);
+    let without = run(false);
+    let r2 = without.recorder(0);
+    assert!(r2.events.iter().any(|e| e.1 == "rto") && !r2.events.iter().any(|e| e.1 == "undo"));
+    // after the link recovers the undone flow delivers more
+    assert!(with.receiver(0).delivered > without.receiver(0).delivered);
+}

@@ -411,6 +411,13 @@ impl CongestionControl for Bbr {
     fn controls_window(&self) -> bool {
         true
     }
+    /// Linux `bbr_undo_cwnd`: the pipe may not be full after all (full_bw and its count start
+    /// over); cwnd itself is BBR's and stays.
+    fn undo_cwnd(&mut self, cc: &mut CcState, _prior_cwnd: u64) -> u64 {
+        self.full_bw = 0.0;
+        self.full_bw_cnt = 0;
+        cc.cwnd
+    }
     fn params(&self) -> Vec<(&'static str, f64)> {
         vec![("probe_rtt_app_limited", if self.probe_rtt_app_limited { 1.0 } else { 0.0 })]
     }

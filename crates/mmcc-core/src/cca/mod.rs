@@ -218,6 +218,13 @@ pub trait CongestionControl: Send {
     /// The congestion state changed (`cc.state` is the new state).
     fn on_state_change(&mut self, _cc: &mut CcState, _from: CaState) {}
 
+    /// A window reduction turned out spurious (Linux `ca_ops->undo_cwnd`): the window to
+    /// restore, given the one before the reduction. Default `tcp_reno_undo_cwnd`:
+    /// max(cwnd, prior cwnd).
+    fn undo_cwnd(&mut self, cc: &mut CcState, prior_cwnd: u64) -> u64 {
+        cc.cwnd.max(prior_cwnd)
+    }
+
     /// A delivery-rate sample for this ACK.
     fn on_rate_sample(&mut self, _cc: &mut CcState, _rs: &RateSample) {}
 

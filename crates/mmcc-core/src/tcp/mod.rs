@@ -95,6 +95,11 @@ pub struct TcpConfig {
     /// TCP timestamps (RFC 7323): 12 option bytes on every segment (ns-3 and Linux: on).
     #[serde(default)]
     pub timestamps: Option<bool>,
+    /// Detect spurious timeouts and undo their window reduction: F-RTO (RFC 5682, the
+    /// SACK-enhanced form of Linux `tcp_process_loss`, sysctl tcp_frto = 2) and the timestamp
+    /// check of `tcp_try_undo_loss` (Linux: on; ns-3 has neither: off).
+    #[serde(default)]
+    pub frto: Option<bool>,
     /// Pace transmissions: at the algorithm's rate if it sets one, else at 2x cwnd/srtt in slow
     /// start and 1.2x in congestion avoidance (Linux `tcp_update_pacing_rate` with an fq-like
     /// pacer; ns-3 EnablePacing). Off in both profiles: algorithms that pace (BBR) set a rate.
@@ -155,6 +160,7 @@ impl TcpConfig {
             detect_lost_retransmissions: self.detect_lost_retransmissions.unwrap_or(p.detect_lost_retransmissions),
             cwnd_validation: self.cwnd_validation.unwrap_or(p.cwnd_validation),
             timestamps: self.timestamps.unwrap_or(p.timestamps),
+            frto: self.frto.unwrap_or(p.frto),
             pacing: self.pacing,
         }
     }

@@ -10,6 +10,7 @@
 //! | `snd_buf` / `rcv_buf` | 128 KiB | 4 MiB / 6 MiB | ns-3 `TcpSocket::SndBufSize/RcvBufSize`; Linux `tcp_wmem[2]`/`tcp_rmem[2]` |
 //! | `detect_lost_retransmissions` | off (RTO repairs) | on (RACK-style) | Linux `tcp_rack_detect_loss` |
 //! | `cwnd_validation` | off | on | Linux `tcp_is_cwnd_limited` (RFC 7661) |
+//! | `frto` | off | on | spurious-timeout detection and undo: Linux `tcp_process_loss` (F-RTO, RFC 5682 SACK-enhanced) and `tcp_try_undo_loss` (timestamps, RFC 4015 Eifel) |
 //! | `timestamps` | on | on | ns-3 `TcpSocketBase::Timestamp`; Linux `tcp_timestamps=1` |
 //! | growth per ACK | per ns-3 class | per Linux module | [`crate::cca`] algorithms read [`Profile`] |
 //! | ssthresh input | bytes in flight | cwnd | ns-3 `GetSsThresh(tcb, BytesInFlight())`; Linux `ca_ops->ssthresh(sk)` |
@@ -57,6 +58,7 @@ pub struct ProfileDefaults {
     pub detect_lost_retransmissions: bool,
     pub cwnd_validation: bool,
     pub timestamps: bool,
+    pub frto: bool,
 }
 
 impl ProfileDefaults {
@@ -73,6 +75,7 @@ impl ProfileDefaults {
                 detect_lost_retransmissions: false,
                 cwnd_validation: false,
                 timestamps: true,
+                frto: false,
             },
             Profile::Linux => ProfileDefaults {
                 initial_rto: Dur::from_secs(1),
@@ -85,6 +88,7 @@ impl ProfileDefaults {
                 detect_lost_retransmissions: true,
                 cwnd_validation: true,
                 timestamps: true,
+                frto: true,
             },
         }
     }
@@ -117,6 +121,7 @@ pub struct TcpSettings {
     pub detect_lost_retransmissions: bool,
     pub cwnd_validation: bool,
     pub timestamps: bool,
+    pub frto: bool,
     pub pacing: bool,
 }
 
@@ -140,11 +145,11 @@ mod tests {
     fn unset_keys_take_the_profile_value_and_set_keys_override_it() {
         let ns3 = TcpConfig::with_profile(Profile::Ns3).resolve();
         assert_eq!((ns3.min_rto, ns3.delack_timeout, ns3.rcv_buf), (Dur::from_secs(1), Dur::from_millis(200), 131_072));
-        assert!(!ns3.detect_lost_retransmissions && !ns3.cwnd_validation && !ns3.quickack);
+        assert!(!ns3.detect_lost_retransmissions && !ns3.cwnd_validation && !ns3.quickack && !ns3.frto);
         let linux = TcpConfig::default().resolve();
         assert_eq!(linux.profile, Profile::Linux);
         assert_eq!((linux.min_rto, linux.delack_timeout), (Dur::from_millis(200), Dur::from_millis(40)));
-        assert!(linux.detect_lost_retransmissions && linux.cwnd_validation && linux.quickack);
+        assert!(linux.detect_lost_retransmissions && linux.cwnd_validation && linux.quickack && linux.frto);
         let mixed = TcpConfig { min_rto: Some(Dur::from_millis(300)), ..TcpConfig::with_profile(Profile::Ns3) }.resolve();
         assert_eq!(mixed.min_rto, Dur::from_millis(300));
         assert_eq!(mixed.delack_timeout, Dur::from_millis(200));

@@ -82,6 +82,9 @@ pub struct AckOutcome {
     /// never retransmitted (ns-3 `TcpSocketBase::EstimateRtt` samples only when the ACK covers
     /// the front of its RTT history and that entry is not marked retransmitted).
     pub cum_front_clean: Option<Time>,
+    /// The smallest end of a newly delivered (cumulatively or by SACK) segment that was never
+    /// retransmitted: Linux sets FLAG_ORIG_SACK_ACKED when it is at or below `high_seq`.
+    pub orig_min_end: Option<u64>,
 }
 
 #[derive(Default)]
@@ -219,6 +222,9 @@ impl Scoreboard {
         let mut note = |s: &SegRec, out: &mut AckOutcome| {
             high_tx = high_tx.max(s.tx_seq);
             out.delivered += s.len as u64;
+            if s.tx_count == 1 {
+                out.orig_min_end = Some(out.orig_min_end.map_or(s.end(), |e| e.min(s.end())));
+            }
             if newest.is_none_or(|(t, _)| s.sent_at >= t) {
                 newest = Some((s.sent_at, s.tx_count == 1));
             }
@@ -464,6 +470,17 @@ impl Scoreboard {
         }
         self.lost_hint = self.base_id + self.segs.len() as u64;
         self.rtx_order.clear();
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction(sk, true)`: a spurious episode's loss marks are withdrawn
+    /// (retransmissions in flight stay counted); the loss rule examines every segment again.
+    pub fn unmark_all_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.lost = false;
+        }
+        self.lost_bytes = 0;
+        self.rtx.clear();
+        self.lost_hint = self.base_id;
     }
 
     /// Check the counters against a recount (tests and debug builds).

@@ -77,6 +77,24 @@ pub struct TcpSender {
     /// Transmissions that left more in the pipe than cwnd allows (other than the one RFC 6675
     /// 4.3 sends regardless); an invariant checks it stays 0.
     pub over_cwnd_sends: u64,
+    /// Spurious-timeout detection and undo (the `frto` switch).
+    undo: Undo,
+}
+
+/// Linux's undo state for a timeout (`tcp_sock`: `undo_marker`, `prior_cwnd`,
+/// `prior_ssthresh`, `retrans_stamp`, `frto`).
+#[derive(Debug, Default)]
+struct Undo {
+    /// The reduction of the current episode may still be undone (`undo_marker`).
+    armed: bool,
+    prior_cwnd: u64,
+    prior_ssthresh: u64,
+    /// Send time of the episode's first retransmission.
+    retrans_stamp: Option<Time>,
+    /// F-RTO (RFC 5682) is watching this timeout.
+    frto: bool,
+    /// F-RTO step 2b: this ACK sends new data, not retransmissions (`REXMIT_NEW`).
+    send_new: bool,
 }
 
 impl TcpSender {
@@ -125,6 +143,7 @@ impl TcpSender {
             next_send_time: Time::ZERO,
             active: false,
             over_cwnd_sends: 0,
+            undo: Undo::default(),
         }
     }
 
@@ -186,20 +205,36 @@ impl TcpSender {
             return;
         }
         self.write_app_data(ctx.now);
-        let mut cwnd_blocked = false;
+        // F-RTO step 2b (Linux tcp_xmit_recovery with REXMIT_NEW): new data first; if none can
+        // go out, F-RTO gives up and the lost segments are retransmitted as usual.
+        let new_only = std::mem::take(&mut self.undo.send_new);
+        let nxt = self.sb.snd_nxt;
+        let mut cwnd_blocked = self.send_loop(new_only, ctx);
+        if new_only && self.sb.snd_nxt == nxt {
+            self.undo.frto = false;
+            cwnd_blocked = self.send_loop(false, ctx);
+        }
+        if cwnd_blocked {
+            self.stops.cwnd += 1;
+        }
+        self.cwnd_validate(cwnd_blocked);
+    }
+
+    /// Send what cwnd, pacing and the windows allow: lost segments first (unless `new_only`),
+    /// then new data (RFC 6675 NextSeg). Returns whether cwnd stopped it.
+    fn send_loop(&mut self, new_only: bool, ctx: &mut Ctx) -> bool {
         loop {
             let pacing = self.pacing_rate();
             if pacing.is_some() && ctx.now < self.next_send_time {
                 let at = self.next_send_time;
                 Self::arm(&mut self.pace_timer, TimerKind::Pace, at, ctx);
-                break;
+                return false;
             }
             let pipe = self.pipe();
             // RFC 6675 NextSeg() rule 1: retransmit the first lost segment.
-            if let Some(id) = self.sb.next_lost() {
+            if let Some(id) = self.sb.next_lost().filter(|_| !new_only) {
                 if pipe + self.sb.get(id).len as u64 > self.cc.cwnd {
-                    cwnd_blocked = true;
-                    break;
+                    return true;
                 }
                 self.retransmit(id, false, ctx);
                 continue;
@@ -220,24 +255,19 @@ impl TcpSender {
                         Self::arm(&mut self.app_timer, TimerKind::App, t.max(ctx.now), ctx);
                     }
                 }
-                break;
+                return false;
             }
             let len = avail.min(self.mss);
             if pipe + len > self.cc.cwnd {
-                cwnd_blocked = true;
-                break;
+                return true;
             }
             if self.sb.outstanding() + len > self.rwnd {
                 self.stops.rwnd += 1;
-                break;
+                return false;
             }
             self.cc.app_limited = false;
             self.send_new(len as u32, ctx);
         }
-        if cwnd_blocked {
-            self.stops.cwnd += 1;
-        }
-        self.cwnd_validate(cwnd_blocked);
     }
 
     /// Linux `tcp_cwnd_validate`: once per window (or sooner when the flow turns cwnd-limited
@@ -283,6 +313,7 @@ impl TcpSender {
     /// Retransmit segment `id`; `forced`: RFC 6675 (4.3), sent whatever cwnd says.
     fn retransmit(&mut self, id: u64, forced: bool, ctx: &mut Ctx) {
         let now = ctx.now;
+        self.undo.retrans_stamp.get_or_insert(now); // Linux tcp_retransmit_skb
         self.rate.on_send(self.sb.get_mut(id), now, false);
         self.sb.on_retransmit(id, now);
         let (seq, len) = (self.sb.get(id).seq, self.sb.get(id).len);
@@ -314,6 +345,9 @@ impl TcpSender {
     }
 
     fn set_state(&mut self, new: CaState, ctx: &mut Ctx) {
+        if new == CaState::Open {
+            self.undo.retrans_stamp = None; // Linux tcp_try_to_open: no retransmission left
+        }
         if new != self.cc.state {
             let from = self.cc.state;
             self.cc.state = new;
@@ -446,7 +480,16 @@ impl TcpSender {
         if res.delivered > 0 || advanced {
             self.cca.on_ack(&mut self.cc, &ev);
         }
-        AckInfo { ev, advanced, new_sack: res.new_sack, retransmitted_acked: res.cum_retransmitted, delivered, prior_in_flight }
+        AckInfo {
+            ev,
+            advanced,
+            new_sack: res.new_sack,
+            retransmitted_acked: res.cum_retransmitted,
+            delivered,
+            prior_in_flight,
+            echo: pkt.sent_at,
+            orig_min_end: res.orig_min_end,
+        }
     }
 
     /// RFC 6675 IsLost() marking, and lost retransmissions by send order when enabled.
@@ -520,6 +563,9 @@ impl TcpSender {
                 }
             }
             CaState::Loss => {
+                if self.cfg.frto {
+                    return self.process_loss(ack, ctx);
+                }
                 if self.episode_over() {
                     self.dupacks = 0;
                     self.set_state(CaState::Open, ctx);
@@ -527,6 +573,82 @@ impl TcpSender {
                 ack.advanced
             }
         }
+    }
+
+    /// An ACK in the Loss state with spurious-timeout detection (Linux `tcp_process_loss`,
+    /// F-RTO as RFC 5682 section 3 with SACK); returns whether this ACK may grow cwnd.
+    fn process_loss(&mut self, ack: &AckInfo, ctx: &mut Ctx) -> bool {
+        let high_seq = self.recover.unwrap_or(self.sb.snd_nxt);
+        let recovered = self.sb.snd_una >= high_seq;
+        // The echoed timestamp predates the first retransmission: the original was delivered.
+        if ack.advanced && self.try_undo_loss(false, ack, ctx) {
+            return true;
+        }
+        if self.undo.frto {
+            // Step 3b: never-retransmitted data sent before the timeout was (S)ACKed.
+            if ack.orig_min_end.is_some_and(|e| e <= high_seq) && self.try_undo_loss(true, ack, ctx) {
+                return ack.advanced;
+            }
+            if self.sb.snd_nxt > high_seq {
+                // Step 3a: new data went out after the timeout and a duplicate ACK or SACK came
+                // back: the loss was real.
+                if ack.new_sack || !ack.advanced {
+                    self.undo.frto = false;
+                }
+            } else if ack.advanced && !recovered {
+                // Step 2b: the retransmission was acknowledged; send new data before
+                // retransmitting more (deferred to this ACK's transmissions).
+                self.recover = Some(self.sb.snd_nxt);
+                if self.app.written > self.sb.snd_nxt {
+                    self.undo.send_new = true;
+                    return ack.advanced;
+                }
+                self.undo.frto = false;
+            }
+        }
+        if recovered {
+            // Step 2a / tcp_try_undo_recovery: the episode is over, undone if it may be.
+            if self.may_undo(ack) {
+                self.undo_reduction(ctx);
+            }
+            self.dupacks = 0;
+            self.set_state(CaState::Open, ctx);
+        }
+        ack.advanced
+    }
+
+    /// Linux `tcp_may_undo` without DSACK: the reduction is still armed and the ACK echoes a
+    /// timestamp (whole milliseconds, as Linux sends them) older than the first retransmission
+    /// (`tcp_packet_delayed`, RFC 4015 Eifel detection).
+    fn may_undo(&self, ack: &AckInfo) -> bool {
+        let ms = |t: Time| t.0 / 1_000_000;
+        self.undo.armed
+            && self.cfg.timestamps
+            && self.undo.retrans_stamp.is_some_and(|r| ms(ack.echo) < ms(r))
+    }
+
+    /// Linux `tcp_try_undo_loss`: undo the timeout's reduction when F-RTO proved it spurious
+    /// (`frto_undo`) or [`Self::may_undo`]; back to Open.
+    fn try_undo_loss(&mut self, frto_undo: bool, ack: &AckInfo, ctx: &mut Ctx) -> bool {
+        if !(self.undo.armed && (frto_undo || self.may_undo(ack))) {
+            return false;
+        }
+        self.undo_reduction(ctx);
+        self.dupacks = 0;
+        self.set_state(CaState::Open, ctx);
+        true
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction(sk, true)`: loss marks withdrawn, cwnd from the
+    /// algorithm's `undo_cwnd`, ssthresh back to the one before if that was larger.
+    fn undo_reduction(&mut self, ctx: &mut Ctx) {
+        self.sb.unmark_all_lost();
+        let cwnd = self.cca.undo_cwnd(&mut self.cc, self.undo.prior_cwnd);
+        self.cc.cwnd = cwnd.max(self.mss);
+        self.cc.ssthresh = self.cc.ssthresh.max(self.undo.prior_ssthresh);
+        self.undo.armed = false;
+        self.undo.frto = false;
+        ctx.rec.event(ctx.now, "undo", self.cc.cwnd as f64);
     }
 
     /// Window growth (gated by congestion-window validation) and the rate sample.
@@ -637,7 +759,22 @@ impl TcpSender {
         self.cc.now = ctx.now;
         let prior_cwnd = self.cc.cwnd;
         self.cc.bytes_in_flight = self.pipe();
+        if self.cfg.frto {
+            // Linux tcp_enter_loss: F-RTO watches a timeout that starts an episode or repeats
+            self.undo.frto = self.cc.state < CaState::Recovery || self.rtt.backoff_count() > 0;
+        }
         if self.rto_lowers_ssthresh() {
+            if self.cfg.frto {
+                // tcp_current_ssthresh, prior_cwnd and tcp_init_undo, before the reduction
+                self.undo.prior_ssthresh = if self.cc.state == CaState::Recovery {
+                    self.cc.ssthresh
+                } else {
+                    let w = self.cc.cwnd / self.mss;
+                    self.cc.ssthresh.max(((w >> 1) + (w >> 2)) * self.mss)
+                };
+                self.undo.prior_cwnd = prior_cwnd;
+                self.undo.armed = true;
+            }
             self.cc.ssthresh = self.cca.ssthresh(&self.cc);
         }
         // RFC 5681: loss window of one segment, slow start.
@@ -702,4 +839,8 @@ struct AckInfo {
     /// RFC 6937 DeliveredData (plus one segment per duplicate ACK without SACK).
     delivered: u64,
     prior_in_flight: u64,
+    /// The send time of the segment whose timestamp the ACK echoes.
+    echo: Time,
+    /// Smallest end of a newly delivered, never-retransmitted segment.
+    orig_min_end: Option<u64>,
 }

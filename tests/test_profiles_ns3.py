@@ -96,3 +96,33 @@ def test_zero_rto_is_a_clear_error(mmcc_cli, key):
 def test_validate_bad_loss_is_a_clear_error(mmcc_cli):
     r = mmcc_cli("validate", "ns3", "--loss", "abc")
     assert r.returncode == 2 and "--loss 'abc'" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+STALL = {
+    "name": "stall", "duration": "6s", "seed": 1, "nodes": ["server", "router", "client"],
+    "links": [{"between": ["server", "router"], "rate": "1Gbps", "delay": "100us"},
+              {"between": ["router", "client"], "rate": "20Mbps", "delay": "9.9ms",
+               "forward": {"queue": {"type": "droptail", "limit": "50kB"},
+                           "rate_schedule": [{"t": "3s", "rate": "50kbps"}, {"t": "3.8s", "rate": "20Mbps"}]}}],
+    "tcp": {"profile": "linux"},
+    "flows": [{"from": "server", "to": "client", "cca": "cubic"}],
+}
+
+
+@pytest.mark.parametrize("frto", [True, False])
+def test_a_spurious_timeout_is_undone_in_the_linux_profile(frto):
+    """The bottleneck crawls at 50 kb/s for 0.8 s: a timeout fires while nothing is lost. With
+    `tcp.frto` (the linux profile's default) the stack finds it spurious and undoes it (an
+    `undo` event after the `rto`), as Linux does; with `tcp.frto = false` it does not."""
+    from mmcc.results import run
+    from mmcc.scenario import Scenario
+
+    raw = json.loads(json.dumps(STALL))
+    raw["tcp"]["frto"] = frto
+    r = run(Scenario.from_dict(raw, source="stall"))
+    ev = r.tables["events"].to_pydict()
+    names = ev["event"]
+    assert "rto" in names, names
+    assert ("undo" in names) == frto
+    if frto:
+        assert ev["t_s"][names.index("undo")] > ev["t_s"][names.index("rto")]

@@ -187,3 +187,37 @@ def test_a_killed_run_leaves_nothing_after_cleanup(tmp_path):
     assert _our_namespaces(p.pid) == []
     assert set(bpf.registered()) == before
     assert not (Path("/run/mmcc-testbed") / f"{p.pid}.json").exists()
+
+
+@needs_kernel
+def test_a_spurious_timeout_is_undone_by_the_kernel_and_by_the_linux_profile():
+    """The bottleneck (20 Mb/s, 20 ms, one-BDP buffer) crawls at 50 kb/s from 3 s to 3.8 s: one
+    timeout, nothing lost by it. The kernel undoes it (TcpExtTCPLossUndo: the echoed timestamp
+    predates the retransmission, or TCPSpuriousRTOs: F-RTO); so does the linux profile (`undo`
+    event), and a second after the stall both windows are back near the one before it, where
+    `tcp.frto = false` is at about half."""
+    from mmcc.results import run
+    from mmcc.testbed.run import run_testbed
+
+    raw = {"name": "stall", "duration": "5s", "seed": 1, "nodes": ["server", "router", "client"],
+           "links": [{"between": ["server", "router"], "rate": "1Gbps", "delay": "100us"},
+                     {"between": ["router", "client"], "rate": "20Mbps", "delay": "9.9ms",
+                      "forward": {"queue": {"type": "droptail", "limit": "50kB"},
+                                  "rate_schedule": [{"t": "3s", "rate": "50kbps"}, {"t": "3.8s", "rate": "20Mbps"}]}}],
+           "tcp": {"profile": "linux"}, "flows": [{"from": "server", "to": "client", "cca": "cubic"}]}
+
+    def cwnd_at(r, t):
+        s = r.tables["series"].to_pydict()
+        return next(c for ts, c in zip(s["t_s"], s["cwnd_segments"]) if ts >= t)
+
+    k = run_testbed(Scenario.from_dict(raw, source="stall"))
+    c = k.extra["kernel_tcp_counters"]
+    assert c["TcpExtTCPTimeouts"] >= 1, c
+    assert c["TcpExtTCPLossUndo"] + c["TcpExtTCPSpuriousRTOs"] >= 1, c
+    m = run(Scenario.from_dict(raw, source="stall"))
+    assert "undo" in m.tables["events"].to_pydict()["event"]
+    raw["tcp"]["frto"] = False
+    off = run(Scenario.from_dict(raw, source="stall"))
+    before = cwnd_at(k, 2.9)
+    assert abs(cwnd_at(m, 3.9) - cwnd_at(k, 3.9)) <= 0.15 * before, (cwnd_at(m, 3.9), cwnd_at(k, 3.9))
+    assert cwnd_at(off, 3.9) < 0.7 * cwnd_at(k, 3.9)

@@ -301,45 +301,17 @@ LimitText(const json& q)
     return "1000p";
 }
 
-/// Configure one direction (`dev` sends, `peer` receives): queue, error model, rate schedule.
+/// The receive error model of one direction (`peer` receives): mmcc's stream of the direction
+/// (MmccStreamErrorModel, with the drop list) or ns-3's RateErrorModel (--errors=ns3).
 void
-ConfigureDirection(const json& d,
-                   Ptr<PointToPointNetDevice> dev,
-                   Ptr<PointToPointNetDevice> peer,
-                   const std::string& where,
-                   uint64_t seed,
-                   bool mmccDraws)
+ConfigureErrors(const json& d,
+                Ptr<PointToPointNetDevice> peer,
+                const std::string& where,
+                uint64_t seed,
+                bool mmccDraws,
+                bool hasError,
+                bool hasDropList)
 {
-    if (d.is_null())
-    {
-        return;
-    }
-    if (d.contains("queue") && !d["queue"].is_null())
-    {
-        const json& q = d["queue"];
-        std::string type = q.value("type", "droptail");
-        if (type != "droptail")
-        {
-            Fail(where + ".queue: only drop-tail queues are mapped to ns-3 by this runner, got '" +
-                 type + "'");
-        }
-        Ptr<Queue<Packet>> queue = dev->GetQueue();
-        queue->SetAttribute("MaxSize", QueueSizeValue(LimitText(q)));
-    }
-    for (const char* opt : {"reorder", "outages"})
-    {
-        if (d.contains(opt) && !d[opt].is_null() && !(d[opt].is_array() && d[opt].empty()))
-        {
-            Fail(where + "." + opt + ": not mapped to ns-3 by this runner");
-        }
-    }
-    const bool hasError = d.contains("error") && !d["error"].is_null();
-    const bool hasDropList =
-        d.contains("drop_list") && d["drop_list"].is_array() && !d["drop_list"].empty();
-    if (!hasError && !hasDropList)
-    {
-        return;
-    }
     std::string unit = hasError ? d["error"].at("unit").get<std::string>() : "packet";
     double rate = hasError ? d["error"].at("rate").get<double>() : 0.0;
     if (unit != "packet" && unit != "byte" && unit != "bit")
@@ -399,6 +371,47 @@ ConfigureDirection(const json& d,
     peer->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(+[](Ptr<const Packet>) {
                                          g_errorModelPackets++;
                                      }));
+}
+
+/// Configure one direction (`dev` sends, `peer` receives): queue, error model, rate schedule.
+void
+ConfigureDirection(const json& d,
+                   Ptr<PointToPointNetDevice> dev,
+                   Ptr<PointToPointNetDevice> peer,
+                   const std::string& where,
+                   uint64_t seed,
+                   bool mmccDraws)
+{
+    if (d.is_null())
+    {
+        return;
+    }
+    if (d.contains("queue") && !d["queue"].is_null())
+    {
+        const json& q = d["queue"];
+        std::string type = q.value("type", "droptail");
+        if (type != "droptail")
+        {
+            Fail(where + ".queue: only drop-tail queues are mapped to ns-3 by this runner, got '" +
+                 type + "'");
+        }
+        Ptr<Queue<Packet>> queue = dev->GetQueue();
+        queue->SetAttribute("MaxSize", QueueSizeValue(LimitText(q)));
+    }
+    for (const char* opt : {"reorder", "outages"})
+    {
+        if (d.contains(opt) && !d[opt].is_null() && !(d[opt].is_array() && d[opt].empty()))
+        {
+            Fail(where + "." + opt + ": not mapped to ns-3 by this runner");
+        }
+    }
+    const bool hasError = d.contains("error") && !d["error"].is_null();
+    const bool hasDropList =
+        d.contains("drop_list") && d["drop_list"].is_array() && !d["drop_list"].empty();
+    if (hasError || hasDropList)
+    {
+        ConfigureErrors(d, peer, where, seed, mmccDraws, hasError, hasDropList);
+    }
     if (d.contains("rate_steps") && !d["rate_steps"].is_null())
     {
         for (const json& step : d["rate_steps"])

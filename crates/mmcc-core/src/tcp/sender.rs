@@ -222,6 +222,7 @@ impl TcpSender {
 
     /// Send what cwnd, pacing and the windows allow: lost segments first (unless `new_only`),
     /// then new data (RFC 6675 NextSeg). Returns whether cwnd stopped it.
+    #[inline]
     fn send_loop(&mut self, new_only: bool, ctx: &mut Ctx) -> bool {
         loop {
             let pacing = self.pacing_rate();

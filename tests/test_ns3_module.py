@@ -79,13 +79,13 @@ def test_runner_loses_the_packets_mmcc_loses(tmp_path):
     from mmcc.scenario import Scenario
 
     case = validate_ns3.Case("newreno", "100Mbps", 1e-2, 3, 3.0)
-    r = run_scenario(Scenario.from_dict(validate_ns3.scenario(case, tmp_path), source=case.key))
+    sc = Scenario.from_dict(validate_ns3.scenario(case, tmp_path), source=case.key)
+    r = run_scenario(sc)
     drops = r.tables["drops"].to_pydict()
     mmcc_lost = sum(p for p, c in zip(drops["packets"], drops["cause"]) if c == "error_model")
     mmcc_bytes = r.flows.to_pydict()["delivered_bytes"][0]
     runner = ns3.build_runner()
-    cfg = ns3.export(Scenario.from_dict(validate_ns3.scenario(case, tmp_path), source=case.key).config)
-    (tmp_path / "case.json").write_text(json.dumps(cfg))
+    (tmp_path / "case.json").write_text(json.dumps(ns3.export(sc.config)))
     got = {}
     for errors in ("mmcc", "ns3"):
         out = tmp_path / errors

@@ -301,17 +301,23 @@ LimitText(const json& q)
     return "1000p";
 }
 
-/// The receive error model of one direction (`peer` receives): mmcc's stream of the direction
-/// (MmccStreamErrorModel, with the drop list) or ns-3's RateErrorModel (--errors=ns3).
+/// The receive error model of one direction (`peer` receives), if it has random loss or a drop
+/// list: mmcc's stream of the direction (MmccStreamErrorModel, with the drop list) or ns-3's
+/// RateErrorModel (--errors=ns3).
 void
 ConfigureErrors(const json& d,
                 Ptr<PointToPointNetDevice> peer,
                 const std::string& where,
                 uint64_t seed,
-                bool mmccDraws,
-                bool hasError,
-                bool hasDropList)
+                bool mmccDraws)
 {
+    const bool hasError = d.contains("error") && !d["error"].is_null();
+    const bool hasDropList =
+        d.contains("drop_list") && d["drop_list"].is_array() && !d["drop_list"].empty();
+    if (!hasError && !hasDropList)
+    {
+        return;
+    }
     std::string unit = hasError ? d["error"].at("unit").get<std::string>() : "packet";
     double rate = hasError ? d["error"].at("rate").get<double>() : 0.0;
     if (unit != "packet" && unit != "byte" && unit != "bit")
@@ -405,13 +411,7 @@ ConfigureDirection(const json& d,
             Fail(where + "." + opt + ": not mapped to ns-3 by this runner");
         }
     }
-    const bool hasError = d.contains("error") && !d["error"].is_null();
-    const bool hasDropList =
-        d.contains("drop_list") && d["drop_list"].is_array() && !d["drop_list"].empty();
-    if (hasError || hasDropList)
-    {
-        ConfigureErrors(d, peer, where, seed, mmccDraws, hasError, hasDropList);
-    }
+    ConfigureErrors(d, peer, where, seed, mmccDraws);
     if (d.contains("rate_steps") && !d["rate_steps"].is_null())
     {
         for (const json& step : d["rate_steps"])

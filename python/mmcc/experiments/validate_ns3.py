@@ -43,10 +43,10 @@ from ..results import atomic_write_bytes, write_csv_rows
 #: ns-3 3.37 ships these classes; each is compared with the mmcc algorithm of the same name.
 NS3_ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr", "vegas", "scalable", "bic", "htcp", "hybla",
                   "westwood", "yeah"]
-#: The mmWave algorithms of the publications, ported to ns-3 in ns3/model/ (the port vs the Rust).
-# algorithms that draw random numbers themselves (BBR's ProbeBW start phase, in ns-3's TcpBbr
-# and in mmcc): their lossless cases need every seed too
+#: Algorithms that draw random numbers themselves (BBR's ProbeBW start phase, in ns-3's TcpBbr
+#: and in mmcc): their lossless cases need every seed too.
 RANDOMIZED = {"bbr"}
+#: The mmWave algorithms of the publications, ported to ns-3 in ns3/model/ (the port vs the Rust).
 PORTED = ["rttv", "msscca", "mrvhs", "fbtcp", "dtcp", "mmstcp"]
 RATES = {"100Mbps": 100_000_000, "1Gbps": 1_000_000_000}
 #: Time-varying and shared bottlenecks (run without random loss): name -> description.

@@ -84,20 +84,14 @@ struct LinuxState {
     tcp_cwnd: u64,
 }
 
-/// ns-3 3.37 `TcpCubic`'s minimum delay and HyStart state (the `ns3` profile), fed by
-/// `PktsAcked` with the smoothed RTT.
+/// ns-3 3.37 `TcpCubic`'s minimum delay and HyStart flag (the `ns3` profile; its HyStart round
+/// is the shared one of [`Cubic`]), fed by `PktsAcked` with the smoothed RTT.
 #[derive(Clone, Debug, Default)]
 struct Ns3State {
     /// m_delayMin: the minimum of the smoothed RTTs, reset by a timeout.
     delay_min: Option<Dur>,
     /// m_found: HyStart has ended a slow start; it does not run again before a timeout.
     found: bool,
-    round_start: Time,
-    last_ack: Time,
-    /// m_endSeq: the highest byte sent when the round began.
-    end_seq: u64,
-    curr_rtt: Option<Dur>,
-    samples: u32,
 }
 
 pub struct Cubic {
@@ -113,7 +107,7 @@ pub struct Cubic {
     lx: LinuxState,
     /// The `ns3` profile's delay and HyStart state (tcp-cubic.cc).
     ns: Ns3State,
-    // HyStart round state
+    // HyStart round state (both profiles)
     round_end: u64,
     round_start: Time,
     last_ack: Time,
@@ -249,13 +243,41 @@ impl Cubic {
         self.w_max
     }
 
-    /// ns-3 `TcpCubic::HystartReset`: a new round begins.
-    fn ns3_hystart_reset(&mut self, cc: &CcState) {
-        self.ns.round_start = cc.now;
-        self.ns.last_ack = cc.now;
-        self.ns.end_seq = cc.snd_nxt; // m_highTxMark
-        self.ns.curr_rtt = None;
-        self.ns.samples = 0;
+    /// A new HyStart round (Linux `bictcp_hystart_reset`, ns-3 `TcpCubic::HystartReset`): it
+    /// ends once the cumulative ACK passes what has been sent now (ns-3 `m_highTxMark`).
+    fn hystart_reset(&mut self, cc: &CcState) {
+        self.round_started = true;
+        self.round_end = cc.snd_nxt;
+        self.round_start = cc.now;
+        self.last_ack = cc.now;
+        self.curr_rtt = None;
+        self.samples = 0;
+    }
+
+    /// The ACK-train rule: ACKs at most 2 ms apart whose train has lasted `span` (`strictly`
+    /// longer, as ns-3 compares).
+    fn train_lasted(&mut self, now: Time, span: Dur, strictly: bool) -> bool {
+        if now - self.last_ack > HYSTART_ACK_DELTA {
+            return false;
+        }
+        self.last_ack = now;
+        let len = now - self.round_start;
+        if strictly {
+            len > span
+        } else {
+            len >= span
+        }
+    }
+
+    /// The delay rule: the minimum of the round's first 8 delays, then whether it exceeds
+    /// `base + thresh`.
+    fn delay_increased(&mut self, delay: Dur, base: Dur, thresh: Dur) -> bool {
+        if self.samples < HYSTART_MIN_SAMPLES {
+            self.curr_rtt = Some(self.curr_rtt.map_or(delay, |c| c.min(delay)));
+            self.samples += 1;
+            return false;
+        }
+        self.curr_rtt.is_some_and(|c| c > base + thresh)
     }
 
     /// ns-3 `TcpCubic::HystartUpdate` with the smoothed RTT `delay`: an ACK train longer than
@@ -267,57 +289,28 @@ impl Cubic {
             return;
         }
         let delay_min = self.ns.delay_min.unwrap_or(delay);
-        if cc.now - self.ns.last_ack <= HYSTART_ACK_DELTA {
-            self.ns.last_ack = cc.now;
-            if cc.now - self.ns.round_start > delay_min {
-                self.ns.found = true;
-            }
-        }
-        if self.ns.samples < HYSTART_MIN_SAMPLES {
-            self.ns.curr_rtt = Some(self.ns.curr_rtt.map_or(delay, |c| c.min(delay)));
-            self.ns.samples += 1;
-        } else if let Some(curr) = self.ns.curr_rtt {
-            if curr > delay_min + delay_min.max(HYSTART_DELAY_MIN).min(NS3_HYSTART_DELAY_MAX) {
-                self.ns.found = true;
-            }
-        }
-        if self.ns.found {
+        let train = self.train_lasted(cc.now, delay_min, true);
+        let thresh = delay_min.max(HYSTART_DELAY_MIN).min(NS3_HYSTART_DELAY_MAX);
+        if self.delay_increased(delay, delay_min, thresh) || train {
+            self.ns.found = true;
             cc.ssthresh = cc.cwnd;
         }
     }
 
     fn hystart_update(&mut self, cc: &mut CcState, rtt: Option<Dur>) {
         if !self.round_started || cc.snd_una > self.round_end {
-            self.round_started = true;
-            self.round_end = cc.snd_nxt;
-            self.round_start = cc.now;
-            self.last_ack = cc.now;
-            self.curr_rtt = None;
-            self.samples = 0;
+            self.hystart_reset(cc);
         }
         let Some(min_rtt) = cc.min_rtt else { return };
         if cc.cwnd_segments() < HYSTART_LOW_WINDOW {
             return;
         }
-        let mut found = false;
         // ACK train: closely spaced ACKs spanning half the minimum RTT
-        if cc.now - self.last_ack <= HYSTART_ACK_DELTA {
-            self.last_ack = cc.now;
-            if cc.now - self.round_start >= Dur(min_rtt.0 / 2) {
-                found = true;
-            }
-        }
+        let mut found = self.train_lasted(cc.now, Dur(min_rtt.0 / 2), false);
         // Delay increase over the round's first samples
         if let Some(r) = rtt {
-            if self.samples < HYSTART_MIN_SAMPLES {
-                self.curr_rtt = Some(self.curr_rtt.map_or(r, |c| c.min(r)));
-                self.samples += 1;
-            } else if let Some(curr) = self.curr_rtt {
-                let thresh = Dur(min_rtt.0 / 8).max(HYSTART_DELAY_MIN).min(HYSTART_DELAY_MAX);
-                if curr > min_rtt + thresh {
-                    found = true;
-                }
-            }
+            let thresh = Dur(min_rtt.0 / 8).max(HYSTART_DELAY_MIN).min(HYSTART_DELAY_MAX);
+            found |= self.delay_increased(r, min_rtt, thresh);
         }
         if found {
             cc.ssthresh = cc.cwnd; // leave slow start
@@ -330,8 +323,6 @@ impl CongestionControl for Cubic {
         "cubic"
     }
     fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        // Linux cubictcp_acked (the `linux` profile): the minimum RTT sample, on every ACK with one,
-        // except during the first second of an epoch (samples right after a recovery)
         if cc.ns3() {
             // ns-3 TcpCubic::PktsAcked (rtt = the smoothed estimate): nothing within CubicDelta
             // of an epoch's start; the minimum delay; HyStart while in slow start from 16 segments
@@ -345,6 +336,8 @@ impl CongestionControl for Cubic {
             }
             return;
         }
+        // Linux cubictcp_acked (the `linux` profile): the minimum RTT sample, on every ACK with one,
+        // except during the first second of an epoch (samples right after a recovery)
         let Some(r) = ack.rtt else { return };
         let now_j = cc.now.0 / LINUX_JIFFY_NS;
         if self.lx.epoch_start.is_some_and(|e| now_j.saturating_sub(e) < LINUX_HZ) {
@@ -362,8 +355,8 @@ impl CongestionControl for Cubic {
             if self.hystart && cc.ns3() {
                 // ns-3 TcpCubic::IncreaseWindow: a new HyStart round once the cumulative ACK
                 // passes the round's end (after PktsAcked has seen this ACK)
-                if cc.snd_una > self.ns.end_seq {
-                    self.ns3_hystart_reset(cc);
+                if cc.snd_una > self.round_end {
+                    self.hystart_reset(cc);
                 }
             } else if self.hystart {
                 self.hystart_update(cc, ack.rtt);
@@ -437,7 +430,7 @@ impl CongestionControl for Cubic {
             self.origin = 0.0;
             self.ns.delay_min = None;
             self.ns.found = false;
-            self.ns3_hystart_reset(cc);
+            self.hystart_reset(cc);
             return;
         }
         // section 4.7 fast convergence

@@ -171,18 +171,19 @@ mod tests {
 
     #[test]
     fn ns3_cycle_ends_when_the_previous_window_is_acknowledged() {
-        // ns-3 m_lastAckedSeq >= m_begSndNxt; Linux after(ack, beg_snd_nxt)
-        for (profile, closes_at_end) in [(crate::cca::Profile::Ns3, true), (crate::cca::Profile::Linux, false)] {
-            let mut cc = state(1000, 10, 5);
+        // ns-3 m_lastAckedSeq >= m_begSndNxt; Linux after(ack, beg_snd_nxt). Congestion
+        // avoidance at 10 segments, no queue: a cycle's end adds one segment.
+        for (profile, cwnd_after) in [(crate::cca::Profile::Ns3, 11_000), (crate::cca::Profile::Linux, 10_000)] {
+            let (mut v, mut cc) = vegas_at(10, 20);
+            cc.ssthresh = 5_000;
             cc.profile = profile;
-            cc.snd_nxt = 10_000;
-            let mut r = Round::default();
-            assert!(!r.on_ack(&cc, Some(Dur::from_millis(20)))); // the first round: up to 10,000
-            cc.snd_una = 10_000;
-            cc.snd_nxt = 20_000;
-            let closed =
-                if cc.ns3() { r.on_ack_reaching_end(&cc, Some(Dur::from_millis(20))) } else { r.on_ack(&cc, None) };
-            assert_eq!(closed, closes_at_end, "{profile:?}");
+            cc.snd_nxt = 10_000; // the cycle: everything up to 10,000
+            for una in [1_000, 4_000, 7_000, 10_000] {
+                cc.snd_una = una;
+                v.increase_window(&mut cc, &super::super::testing::ack(3, 1000, Some(20)));
+            }
+            // the ACK reaching 10,000 ends the cycle in ns-3 only
+            assert_eq!(cc.cwnd, cwnd_after, "{profile:?}");
         }
     }
 

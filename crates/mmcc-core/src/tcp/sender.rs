@@ -448,8 +448,7 @@ impl TcpSender {
         let rtt_sample = if self.cfg.profile == Profile::Ns3 {
             match res.cum_front_clean {
                 Some(_) if self.ns3_timestamps => {
-                    let ms = |t: Time| t.0 / 1_000_000;
-                    let m = ms(now).saturating_sub(ms(pkt.sent_at));
+                    let m = ts_ms(now).saturating_sub(ts_ms(pkt.sent_at));
                     Some(if m == 0 { Dur::from_micros(1) } else { Dur::from_millis(m) })
                 }
                 Some(t) => Some(now - t),
@@ -622,10 +621,9 @@ impl TcpSender {
     /// timestamp (whole milliseconds, as Linux sends them) older than the first retransmission
     /// (`tcp_packet_delayed`, RFC 4015 Eifel detection).
     fn may_undo(&self, ack: &AckInfo) -> bool {
-        let ms = |t: Time| t.0 / 1_000_000;
         self.undo.armed
             && self.cfg.timestamps
-            && self.undo.retrans_stamp.is_some_and(|r| ms(ack.echo) < ms(r))
+            && self.undo.retrans_stamp.is_some_and(|r| ts_ms(ack.echo) < ts_ms(r))
     }
 
     /// Linux `tcp_try_undo_loss`: undo the timeout's reduction when F-RTO proved it spurious
@@ -828,6 +826,12 @@ impl TcpSender {
     pub fn done(&self) -> bool {
         self.app.finished() && self.sb.snd_una >= self.app.written
     }
+}
+
+/// A time on the TCP timestamp clock both references use: whole milliseconds (ns-3
+/// `TcpOptionTS::NowToTsValue`, Linux `tcp_time_stamp_ms`).
+fn ts_ms(t: Time) -> u64 {
+    t.0 / 1_000_000
 }
 
 /// What [`TcpSender::process_ack`] found, for the later steps of the ACK.

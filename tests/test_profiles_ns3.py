@@ -126,3 +126,9 @@ def test_a_spurious_timeout_is_undone_in_the_linux_profile(frto):
     assert ("undo" in names) == frto
     if frto:
         assert ev["t_s"][names.index("undo")] > ev["t_s"][names.index("rto")]
+
+
+def test_bad_frto_is_a_clear_error(mmcc_cli):
+    r = mmcc_cli("run", "dumbbell", "--duration", "0.1s", "--set", "tcp.frto=maybe", "--no-plot")
+    assert r.returncode == 2 and "tcp.frto: expected true or false, got 'maybe'" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

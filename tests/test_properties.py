@@ -1,7 +1,7 @@
 """Property-based tests (hypothesis): random loss, reordering and TCP settings never break
 the engine invariants, and finite transfers deliver exactly their bytes, in order, once."""
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import mmcc
@@ -37,6 +37,11 @@ def scenario(loss, reorder_p, reorder_delay_us, mss, delack, sack, size, seed):
     size=st.integers(1, 2_000_000),
     seed=st.integers(0, 2**32),
 )
+# found by this test: without SACK a timeout's retransmission fills the hole, the cumulative ACK
+# covers never-retransmitted data, F-RTO undoes the timeout, and with no RTT sample (Karn) the
+# back-off was never reset: the tail crept one hole per doubling RTO (Linux samples the echoed
+# timestamp then, tcp_ack_update_rtt)
+@example(loss=0.03, reorder_p=0.0, reorder_delay_us=1, mss=500, delack=1, sack=False, size=250001, seed=4294967295)
 def test_finite_transfer_is_delivered_exactly(loss, reorder_p, reorder_delay_us, mss, delack, sack, size, seed):
     # the core checks conservation and in-order delivery at the end of every run (and raises)
     r = mmcc.run(scenario(loss, reorder_p, reorder_delay_us, mss, delack, sack, size, seed))

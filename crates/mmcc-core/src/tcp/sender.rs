@@ -440,7 +440,8 @@ impl TcpSender {
         }
 
         // RTT sample (Karn's rule is applied by the scoreboard). Linux: the newest newly
-        // delivered segment that was never retransmitted (tcp_clean_rtx_queue / tcp_sacktag).
+        // delivered segment that was never retransmitted (tcp_clean_rtx_queue / tcp_sacktag),
+        // else the echoed timestamp.
         // ns-3 (TcpSocketBase::EstimateRtt): only an ACK that cumulatively covers the oldest
         // outstanding segment, never retransmitted, gives a sample (so no SACK-only ACK in
         // recovery does, whose echoed timestamp is old); with timestamps (TcpOptionTS) it is
@@ -455,7 +456,13 @@ impl TcpSender {
                 None => None,
             }
         } else {
-            res.rtt_sent_at.map(|t| now - t)
+            // Linux tcp_ack_update_rtt: without a clean sample (Karn), an ACK that advanced
+            // snd_una gives one from the echoed timestamp (tcp_rtt_tsopt_us, whole ms, 0 as 1 ms)
+            // -- the one that, after a timeout, resets the back-off.
+            res.rtt_sent_at.map(|t| now - t).or_else(|| {
+                (self.cfg.timestamps && advanced)
+                    .then(|| Dur::from_millis(ts_ms(now).saturating_sub(ts_ms(pkt.sent_at)).max(1)))
+            })
         };
         if let Some(r) = rtt_sample {
             self.rtt.sample(r);

@@ -8,7 +8,12 @@ use mmcc_core::{Bandwidth, Dur, Time};
 
 fn harness(drops: Vec<u64>, sack: bool) -> Simulation {
     // 100 Mb/s, 20 ms RTT, buffer large enough that only the chosen packets are lost
-    let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(5));
+    let mut cfg = dumbbell(
+        Bandwidth::mbps(100),
+        Dur::from_millis(20),
+        50_000_000,
+        Dur::from_secs(5),
+    );
     cfg.links[1].ab.drop_list = drops;
     cfg.flows[0].tcp.sack = sack;
     cfg.flows[0].tcp.initial_ssthresh = Some(100 * 1448); // start in congestion avoidance soon
@@ -23,21 +28,49 @@ fn one_loss_gives_one_fast_retransmit_halving_the_flight() {
         sim.run();
         sim.check_invariants().unwrap();
         let c = sim.recorder(0).counters;
-        assert_eq!((c.fast_retransmits, c.rtos, c.retransmits), (1, 0, 1), "sack={sack}");
+        assert_eq!(
+            (c.fast_retransmits, c.rtos, c.retransmits),
+            (1, 0, 1),
+            "sack={sack}"
+        );
         // ssthresh = flight / 2 at the moment of loss detection (RFC 5681 eq. 4)
-        let ev: Vec<_> = sim.recorder(0).events.iter().filter(|e| e.1 == "fast_retransmit").collect();
+        let ev: Vec<_> = sim
+            .recorder(0)
+            .events
+            .iter()
+            .filter(|e| e.1 == "fast_retransmit")
+            .collect();
         assert_eq!(ev.len(), 1);
         let r = sim.recorder(0);
-        let k = r.state_v.iter().position(|&s| s == 2).expect("entered recovery");
-        let before = r.inflight_v[..k].iter().rev().find(|_| true).copied().unwrap() as u64;
+        let k = r
+            .state_v
+            .iter()
+            .position(|&s| s == 2)
+            .expect("entered recovery");
+        let before = r.inflight_v[..k]
+            .iter()
+            .rev()
+            .find(|_| true)
+            .copied()
+            .unwrap() as u64;
         let ssthresh = r.ssthresh_v[k] as u64;
-        assert!(ssthresh.abs_diff(before / 2) <= 2 * 1448, "ssthresh {ssthresh} vs flight/2 {}", before / 2);
+        assert!(
+            ssthresh.abs_diff(before / 2) <= 2 * 1448,
+            "ssthresh {ssthresh} vs flight/2 {}",
+            before / 2
+        );
         // after recovery cwnd = ssthresh, and the ACK that ends recovery may grow it (ns-3
         // ProcessAck calls IncreaseWindow once back in Open; Linux tcp_cong_control too):
         // congestion avoidance adds well under a segment
-        let exit = k + r.state_v[k..].iter().position(|&s| s == 0).expect("left recovery");
+        let exit = k + r.state_v[k..]
+            .iter()
+            .position(|&s| s == 0)
+            .expect("left recovery");
         let cw = r.cwnd_v[exit] as u64;
-        assert!((ssthresh..ssthresh + 1448).contains(&cw), "sack={sack}: cwnd {cw} vs ssthresh {ssthresh}");
+        assert!(
+            (ssthresh..ssthresh + 1448).contains(&cw),
+            "sack={sack}: cwnd {cw} vs ssthresh {ssthresh}"
+        );
         assert!(sim.receiver(0).delivered >= sim.sender(0).sb.snd_una);
     }
 }
@@ -64,11 +97,19 @@ fn newreno_without_sack_repairs_one_hole_per_rtt_with_partial_acks() {
 /// `detect`: the Linux profile (lost retransmissions detected by send order); else ns-3's
 /// (repaired by the RTO, min RTO 1 s).
 fn harness_rtx(drops: Vec<u64>, detect: bool) -> Simulation {
-    let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(5));
+    let mut cfg = dumbbell(
+        Bandwidth::mbps(100),
+        Dur::from_millis(20),
+        50_000_000,
+        Dur::from_secs(5),
+    );
     cfg.links[1].ab.drop_list = drops;
     cfg.flows[0].tcp.initial_ssthresh = Some(100 * 1448);
     cfg.flows[0].tcp.profile = if detect { Profile::Linux } else { Profile::Ns3 };
-    assert_eq!(cfg.flows[0].tcp.resolve().detect_lost_retransmissions, detect);
+    assert_eq!(
+        cfg.flows[0].tcp.resolve().detect_lost_retransmissions,
+        detect
+    );
     Simulation::new(cfg).unwrap()
 }
 
@@ -92,9 +133,21 @@ fn a_lost_retransmission_waits_for_the_rto_like_ns3_or_is_detected_like_linux() 
     let r = sim.recorder(0);
     assert_eq!((r.counters.fast_retransmits, r.counters.rtos), (1, 1));
     let rto_t = r.events.iter().find(|e| e.1 == "rto").unwrap().0 as f64 * 1e-9;
-    let fr_t = r.events.iter().find(|e| e.1 == "fast_retransmit").unwrap().0 as f64 * 1e-9;
-    assert!((rto_t - fr_t - 1.0).abs() < 0.05, "fast retransmit at {fr_t}, RTO at {rto_t}");
-    assert!(sim.sender(0).sb.snd_una > 10_000_000, "transfer continued after the timeout");
+    let fr_t = r
+        .events
+        .iter()
+        .find(|e| e.1 == "fast_retransmit")
+        .unwrap()
+        .0 as f64
+        * 1e-9;
+    assert!(
+        (rto_t - fr_t - 1.0).abs() < 0.05,
+        "fast retransmit at {fr_t}, RTO at {rto_t}"
+    );
+    assert!(
+        sim.sender(0).sb.snd_una > 10_000_000,
+        "transfer continued after the timeout"
+    );
 
     // Linux behaviour: the lost retransmission is found by send order and sent again
     let mut sim = harness_rtx(vec![300, retx_index], true);
@@ -110,13 +163,21 @@ fn a_lost_retransmission_waits_for_the_rto_like_ns3_or_is_detected_like_linux() 
 #[test]
 fn ns3_rtt_samples_are_whole_milliseconds_linux_are_exact() {
     for profile in [Profile::Ns3, Profile::Linux] {
-        let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_micros(20_300), 50_000_000, Dur::from_secs(2));
+        let mut cfg = dumbbell(
+            Bandwidth::mbps(100),
+            Dur::from_micros(20_300),
+            50_000_000,
+            Dur::from_secs(2),
+        );
         cfg.flows[0].tcp.profile = profile;
         cfg.record.trace = true;
         let out = mmcc_core::run(cfg).unwrap();
         let rtt = f64col(&out, "rtt_trace", "rtt_ms");
         assert!(rtt.len() > 100);
-        let whole = rtt.iter().filter(|&&r| (r - r.round()).abs() < 1e-9).count();
+        let whole = rtt
+            .iter()
+            .filter(|&&r| (r - r.round()).abs() < 1e-9)
+            .count();
         match profile {
             Profile::Ns3 => assert_eq!(whole, rtt.len(), "every ns-3 sample is whole ms"),
             Profile::Linux => assert!(whole < rtt.len() / 10, "{whole} of {} whole", rtt.len()),
@@ -132,9 +193,16 @@ fn ns3_rtt_samples_are_whole_milliseconds_linux_are_exact() {
 #[test]
 fn a_spurious_timeout_is_undone_with_frto_as_linux_does() {
     let run = |frto: bool| {
-        let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 250_000, Dur::from_secs(4));
-        cfg.links[1].ab.rate_steps =
-            vec![(Time::from_secs(2), Bandwidth::bps(50_000)), (Time::from_millis(2800), Bandwidth::mbps(100))];
+        let mut cfg = dumbbell(
+            Bandwidth::mbps(100),
+            Dur::from_millis(20),
+            250_000,
+            Dur::from_secs(4),
+        );
+        cfg.links[1].ab.rate_steps = vec![
+            (Time::from_secs(2), Bandwidth::bps(50_000)),
+            (Time::from_millis(2800), Bandwidth::mbps(100)),
+        ];
         cfg.flows[0].tcp.profile = Profile::Linux;
         cfg.flows[0].tcp.frto = Some(frto);
         cfg.record.trace = true;
@@ -145,8 +213,16 @@ fn a_spurious_timeout_is_undone_with_frto_as_linux_does() {
     };
     let with = run(true);
     let r = with.recorder(0);
-    let rto = r.events.iter().find(|e| e.1 == "rto").expect("a timeout while the link crawls");
-    let undo = r.events.iter().find(|e| e.1 == "undo").expect("the timeout is undone");
+    let rto = r
+        .events
+        .iter()
+        .find(|e| e.1 == "rto")
+        .expect("a timeout while the link crawls");
+    let undo = r
+        .events
+        .iter()
+        .find(|e| e.1 == "undo")
+        .expect("the timeout is undone");
     assert!(undo.0 > rto.0);
     // the window the timeout found, and the one restored
     let k = r.cwnd_t.iter().position(|&t| t >= rto.0).unwrap();

@@ -19,7 +19,11 @@ fn blocked(ue: [f64; 3]) -> bool {
     obstacles().iter().any(|o| {
         (0..=n).any(|i| {
             let s = i as f64 / n as f64;
-            let p = [g[0] + s * (ue[0] - g[0]), g[1] + s * (ue[1] - g[1]), g[2] + s * (ue[2] - g[2])];
+            let p = [
+                g[0] + s * (ue[0] - g[0]),
+                g[1] + s * (ue[1] - g[1]),
+                g[2] + s * (ue[2] - g[2]),
+            ];
             (0..3).all(|k| p[k] >= o.min[k] && p[k] <= o.max[k])
         })
     })
@@ -46,9 +50,18 @@ fn nlos_intervals_match_an_independent_geometry() {
             mismatches += 1;
         }
     }
-    assert!(mismatches <= 4, "{mismatches} of {} samples disagree", t.len() / 10);
+    assert!(
+        mismatches <= 4,
+        "{mismatches} of {} samples disagree",
+        t.len() / 10
+    );
     // the static stop behind a tree (5.3-9 s) is NLoS throughout
-    let nlos_in = |a: f64, b: f64| t.iter().zip(&los).filter(|(&x, _)| x >= a && x <= b).all(|(_, &l)| l == 0);
+    let nlos_in = |a: f64, b: f64| {
+        t.iter()
+            .zip(&los)
+            .filter(|(&x, _)| x >= a && x <= b)
+            .all(|(_, &l)| l == 0)
+    };
     assert!(nlos_in(5.35, 8.95));
     // the building's long shadow: NLoS from about 21.3 s to 35 s, LoS just before and after
     assert!(nlos_in(21.6, 34.9));
@@ -59,7 +72,17 @@ fn nlos_intervals_match_an_independent_geometry() {
 fn sinr_scenario(schedule: Vec<(u64, f64)>, rlc: u64, secs: u64, app: AppConfig) -> SimConfig {
     let mut cfg = thesis(false, rlc, 0.0, secs, "newreno");
     let r = &mut cfg.radios[0].radio;
-    r.sinr_schedule = schedule.into_iter().map(|(ms, s)| SinrStep { t: Time::from_millis(ms), sinr_db: s }).collect();
+    // these tests are about the generic link machinery (docs/radio.md): its default link
+    // adaptation (attenuated Shannon, BLER 10 % at zero estimation error) and resource share
+    r.link_adaptation = mmcc_core::radio::LinkAdaptation::Shannon;
+    r.eta = 0.75;
+    r.sinr_schedule = schedule
+        .into_iter()
+        .map(|(ms, s)| SinrStep {
+            t: Time::from_millis(ms),
+            sinr_db: s,
+        })
+        .collect();
     cfg.flows[0].app = app;
     cfg.flows[0].start = Time::ZERO;
     cfg
@@ -68,14 +91,26 @@ fn sinr_scenario(schedule: Vec<(u64, f64)>, rlc: u64, secs: u64, app: AppConfig)
 #[test]
 fn harq_and_rlc_turn_radio_errors_into_delay_not_loss() {
     // 10 dB: ~2 Gb/s of capacity, BLER 10 % per TB at zero estimation error
-    let cfg = sinr_scenario(vec![(0, 10.0)], 2_621_440, 5, AppConfig::Rate { rate: Bandwidth::mbps(500), write_size: 1400, bytes: None });
+    let cfg = sinr_scenario(
+        vec![(0, 10.0)],
+        2_621_440,
+        5,
+        AppConfig::Rate {
+            rate: Bandwidth::mbps(500),
+            write_size: 1400,
+            bytes: None,
+        },
+    );
     let mut sim = mmcc_core::sim::Simulation::new(cfg).unwrap();
     sim.run();
     sim.check_invariants().unwrap();
     let st = sim.radio(0).dirs[0].stats;
     // BLER 10 % at zero estimation error (constant SINR): failures per transmission
     let fail = st.tb_failures as f64 / (st.tbs + st.harq_retx) as f64;
-    assert!(st.tbs > 10_000 && (0.08..0.13).contains(&fail), "TB failure ratio {fail}");
+    assert!(
+        st.tbs > 10_000 && (0.08..0.13).contains(&fail),
+        "TB failure ratio {fail}"
+    );
     assert!(st.harq_retx > 0);
     assert_eq!(st.rlc_discards, 0);
     let c = sim.recorder(0).counters;
@@ -89,11 +124,22 @@ fn harq_and_rlc_turn_radio_errors_into_delay_not_loss() {
 #[test]
 fn rlc_buffer_overflow_drops_are_counted() {
     // -2 dB: ~300 Mb/s of capacity; a 1 Gb/s application into a 100 kB RLC buffer
-    let cfg = sinr_scenario(vec![(0, -2.0)], 100_000, 3, AppConfig::Rate { rate: Bandwidth::gbps(1), write_size: 1400, bytes: None });
+    let cfg = sinr_scenario(
+        vec![(0, -2.0)],
+        100_000,
+        3,
+        AppConfig::Rate {
+            rate: Bandwidth::gbps(1),
+            write_size: 1400,
+            bytes: None,
+        },
+    );
     let out = run(cfg).unwrap();
     assert!(flow_stat(&out, "drops_queue_full") > 0.0);
     let drops = out.table("drops").unwrap();
-    let mmcc_core::record::Column::Str(dir) = drops.column("direction").unwrap() else { panic!() };
+    let mmcc_core::record::Column::Str(dir) = drops.column("direction").unwrap() else {
+        panic!()
+    };
     assert!(dir.iter().any(|d| d == "gnb->ue"), "{dir:?}");
 }
 
@@ -103,17 +149,35 @@ fn outage_stops_traffic_and_it_resumes_afterwards() {
         vec![(0, 25.0), (2000, -20.0), (3000, 25.0)],
         2_621_440,
         6,
-        AppConfig::Rate { rate: Bandwidth::mbps(300), write_size: 1400, bytes: None },
+        AppConfig::Rate {
+            rate: Bandwidth::mbps(300),
+            write_size: 1400,
+            bytes: None,
+        },
     );
     let out = run(cfg).unwrap();
     let t = f64col(&out, "series", "t_s");
     let tp = f64col(&out, "series", "throughput_mbps");
-    let during: f64 = t.iter().zip(&tp).filter(|(&x, _)| (2.1..2.9).contains(&x)).map(|(_, v)| v).sum();
+    let during: f64 = t
+        .iter()
+        .zip(&tp)
+        .filter(|(&x, _)| (2.1..2.9).contains(&x))
+        .map(|(_, v)| v)
+        .sum();
     assert_eq!(during, 0.0, "nothing is delivered in outage");
-    let after: Vec<f64> = t.iter().zip(&tp).filter(|(&x, _)| x >= 4.5).map(|(_, v)| *v).collect();
+    let after: Vec<f64> = t
+        .iter()
+        .zip(&tp)
+        .filter(|(&x, _)| x >= 4.5)
+        .map(|(_, v)| *v)
+        .collect();
     let mean = after.iter().sum::<f64>() / after.len() as f64;
     assert!(mean > 250.0, "throughput after the outage {mean}");
-    assert_eq!(flow_stat(&out, "drops_rlc_discard"), 0.0, "data waits in the RLC buffer");
+    assert_eq!(
+        flow_stat(&out, "drops_rlc_discard"),
+        0.0,
+        "data waits in the RLC buffer"
+    );
 }
 
 #[test]
@@ -131,20 +195,49 @@ fn thesis_edge_bands() {
     let t = f64col(&out, "series", "t_s");
     let tp = f64col(&out, "series", "throughput_mbps");
     // LoS bins of 2-5 s (every millisecond of the bin LoS)
-    let bin_los = |b: f64| rt.iter().zip(&los).filter(|(&x, _)| x >= b && x < b + 0.1).all(|(_, &l)| l == 1);
-    let los_bins: Vec<f64> = t.iter().zip(&tp).filter(|(&x, _)| (2.0..5.0).contains(&x) && bin_los(x)).map(|(_, v)| *v).collect();
+    let bin_los = |b: f64| {
+        rt.iter()
+            .zip(&los)
+            .filter(|(&x, _)| x >= b && x < b + 0.1)
+            .all(|(_, &l)| l == 1)
+    };
+    let los_bins: Vec<f64> = t
+        .iter()
+        .zip(&tp)
+        .filter(|(&x, _)| (2.0..5.0).contains(&x) && bin_los(x))
+        .map(|(_, v)| *v)
+        .collect();
     let los_mean = los_bins.iter().sum::<f64>() / los_bins.len() as f64;
-    assert!(los_bins.len() >= 20 && los_mean >= 850.0, "LoS 2-5 s: {los_mean:.0} Mb/s over {} bins", los_bins.len());
+    assert!(
+        los_bins.len() >= 20 && los_mean >= 850.0,
+        "LoS 2-5 s: {los_mean:.0} Mb/s over {} bins",
+        los_bins.len()
+    );
     let mean_in = |a: f64, b: f64, xs: &[f64], ys: &[f64]| {
-        let v: Vec<f64> = xs.iter().zip(ys).filter(|(&x, _)| x >= a && x < b).map(|(_, y)| *y).collect();
+        let v: Vec<f64> = xs
+            .iter()
+            .zip(ys)
+            .filter(|(&x, _)| x >= a && x < b)
+            .map(|(_, y)| *y)
+            .collect();
         v.iter().sum::<f64>() / v.len() as f64
     };
+    // The static NLoS periods on the thesis' channel (ns3-mmwave's obstacle model, docs/radio.md):
+    // deep (the tracker's flat phase is 35.96 dB below the LoS loss) but usable (MCS 12-14 of
+    // ns3-mmwave's table: 0.84-1.09 Gb/s), not the multi-second outages of the generic UMi +
+    // 30 dB blockage channel these bands used to pin (< 20 % of the LoS throughput).
     for (a, b) in [(5.5, 9.0), (27.0, 34.5)] {
         let nlos_tp = mean_in(a, b, &t, &tp);
-        assert!(nlos_tp < 0.2 * los_mean, "static NLoS {a}-{b}: {nlos_tp:.0} Mb/s");
         let d = mean_in(2.0, 2.7, &rt, &sinr) - mean_in(a, b, &rt, &sinr);
-        assert!(d >= 20.0, "SINR drop {d:.1} dB at {a}-{b} s");
+        assert!((30.0..40.0).contains(&d), "SINR drop {d:.1} dB at {a}-{b} s");
+        assert!(
+            nlos_tp > 0.5 * los_mean && nlos_tp < los_mean,
+            "static NLoS {a}-{b}: {nlos_tp:.0} Mb/s against {los_mean:.0} in LoS"
+        );
     }
+    // behind the tree the link offers 1.48 b/RE x 570 M RE/s = 844 Mb/s, below the application
+    let tree = mean_in(5.5, 9.0, &t, &tp);
+    assert!(tree < 844.0 * 1.01, "{tree:.0} Mb/s behind the tree");
 }
 
 #[test]
@@ -160,22 +253,39 @@ fn every_algorithm_runs_the_thesis_edge_scenario() {
         let cfg = thesis(false, 2_621_440, 1e-8, 25, a.name);
         let x = run(cfg.clone()).unwrap_or_else(|e| panic!("{}: {e}", a.name));
         let y = run(cfg).unwrap();
-        assert_eq!(format!("{:?}", x.tables[0].columns), format!("{:?}", y.tables[0].columns), "{}", a.name);
+        assert_eq!(
+            format!("{:?}", x.tables[0].columns),
+            format!("{:?}", y.tables[0].columns),
+            "{}",
+            a.name
+        );
     }
 }
 
 #[test]
 fn dtcp_reads_the_ue_sinr_through_an_explicit_delayed_feed() {
     let mut with = thesis(false, 2_621_440, 0.0, 25, "dtcp");
-    with.flows[0].sinr_feed = Some(mmcc_core::sim::config::SinrFeed { radio: 0, delay: Dur::from_millis(10) });
+    with.flows[0].sinr_feed = Some(mmcc_core::sim::config::SinrFeed {
+        radio: 0,
+        delay: Dur::from_millis(10),
+    });
     let a = run(with).unwrap();
     let b = run(thesis(false, 2_621_440, 0.0, 25, "dtcp")).unwrap();
-    assert_ne!(format!("{:?}", a.tables[1].columns), format!("{:?}", b.tables[1].columns), "the SINR term changes D-TCP");
+    assert_ne!(
+        format!("{:?}", a.tables[1].columns),
+        format!("{:?}", b.tables[1].columns),
+        "the SINR term changes D-TCP"
+    );
 }
 
 #[test]
 fn uplink_data_flows_work_with_the_ue_as_sender() {
-    let mut cfg = sinr_scenario(vec![(0, 15.0)], 2_621_440, 4, AppConfig::Bulk { bytes: None });
+    let mut cfg = sinr_scenario(
+        vec![(0, 15.0)],
+        2_621_440,
+        4,
+        AppConfig::Bulk { bytes: None },
+    );
     cfg.flows[0].src = 3; // ue
     cfg.flows[0].dst = 0; // server
     let out = run(cfg).unwrap();
@@ -188,7 +298,16 @@ fn uplink_data_flows_work_with_the_ue_as_sender() {
 
 #[test]
 fn codel_on_the_rlc_buffer_drops_at_dequeue_under_overload() {
-    let mut cfg = sinr_scenario(vec![(0, -2.0)], 4_000_000, 6, AppConfig::Rate { rate: Bandwidth::gbps(1), write_size: 1400, bytes: None });
+    let mut cfg = sinr_scenario(
+        vec![(0, -2.0)],
+        4_000_000,
+        6,
+        AppConfig::Rate {
+            rate: Bandwidth::gbps(1),
+            write_size: 1400,
+            bytes: None,
+        },
+    );
     cfg.radios[0].radio.rlc_buffer = mmcc_core::net::QueueConfig::CoDel {
         limit_bytes: Some(4_000_000),
         limit_packets: None,
@@ -198,7 +317,11 @@ fn codel_on_the_rlc_buffer_drops_at_dequeue_under_overload() {
     let out = run(cfg).unwrap();
     assert!(flow_stat(&out, "drops_aqm") > 0.0, "CoDel dropped nothing");
     // CoDel keeps the RTT near the base instead of filling 4 MB (~100 ms at ~300 Mb/s)
-    assert!(flow_stat(&out, "rtt_p50_ms") < 45.0, "median RTT {}", flow_stat(&out, "rtt_p50_ms"));
+    assert!(
+        flow_stat(&out, "rtt_p50_ms") < 45.0,
+        "median RTT {}",
+        flow_stat(&out, "rtt_p50_ms")
+    );
 }
 
 /// RFC 6582 section 3.2 and RFC 6675's duplicate-ACK definition: a 1 s outage holds the data in
@@ -219,13 +342,31 @@ fn a_spurious_timeout_does_not_lead_to_a_second_reduction() {
         cfg.flows[0].tcp.min_rto = Some(Dur::from_millis(200));
         cfg.record.trace = true;
         let out = run(cfg).unwrap();
-        assert_eq!(flow_stat(&out, "drops_rlc_discard") + flow_stat(&out, "drops_queue_full"), 0.0, "nothing lost");
+        assert_eq!(
+            flow_stat(&out, "drops_rlc_discard") + flow_stat(&out, "drops_queue_full"),
+            0.0,
+            "nothing lost"
+        );
         let ev = out.table("events").unwrap();
         let t = ev.f64_col("t_s").unwrap();
-        let mmcc_core::record::Column::Str(kind) = ev.column("event").unwrap() else { panic!() };
-        let first_rto = t.iter().zip(kind).find(|(_, k)| *k == "rto").map(|(t, _)| *t).expect("the outage causes an RTO");
-        let later_fr = t.iter().zip(kind).filter(|(&x, k)| *k == "fast_retransmit" && x > first_rto).count();
-        assert_eq!(later_fr, 0, "{profile:?}: fast retransmits after the spurious timeout at {first_rto:.2} s");
+        let mmcc_core::record::Column::Str(kind) = ev.column("event").unwrap() else {
+            panic!()
+        };
+        let first_rto = t
+            .iter()
+            .zip(kind)
+            .find(|(_, k)| *k == "rto")
+            .map(|(t, _)| *t)
+            .expect("the outage causes an RTO");
+        let later_fr = t
+            .iter()
+            .zip(kind)
+            .filter(|(&x, k)| *k == "fast_retransmit" && x > first_rto)
+            .count();
+        assert_eq!(
+            later_fr, 0,
+            "{profile:?}: fast retransmits after the spurious timeout at {first_rto:.2} s"
+        );
     }
 }
 
@@ -238,10 +379,22 @@ fn linux_profile_cwnd_stays_within_twice_the_receive_window() {
     let mut cfg = thesis(false, 20 << 20, 0.0, 60, "newreno");
     cfg.flows[0].tcp.profile = mmcc_core::tcp::Profile::Linux;
     let out = run(cfg.clone()).unwrap();
-    let max_cwnd = f64col(&out, "series", "cwnd_bytes").into_iter().filter(|x| x.is_finite()).fold(0.0, f64::max);
-    assert!(max_cwnd <= (2 * rwnd + 2 * 1400) as f64, "Linux profile: max cwnd {max_cwnd} vs rwnd {rwnd}");
+    let max_cwnd = f64col(&out, "series", "cwnd_bytes")
+        .into_iter()
+        .filter(|x| x.is_finite())
+        .fold(0.0, f64::max);
+    assert!(
+        max_cwnd <= (2 * rwnd + 2 * 1400) as f64,
+        "Linux profile: max cwnd {max_cwnd} vs rwnd {rwnd}"
+    );
     cfg.flows[0].tcp.profile = mmcc_core::tcp::Profile::Ns3;
     let out = run(cfg).unwrap();
-    let max_cwnd = f64col(&out, "series", "cwnd_bytes").into_iter().filter(|x| x.is_finite()).fold(0.0, f64::max);
-    assert!(max_cwnd > (4 * rwnd) as f64, "ns-3 profile grows without validation: {max_cwnd}");
+    let max_cwnd = f64col(&out, "series", "cwnd_bytes")
+        .into_iter()
+        .filter(|x| x.is_finite())
+        .fold(0.0, f64::max);
+    assert!(
+        max_cwnd > (4 * rwnd) as f64,
+        "ns-3 profile grows without validation: {max_cwnd}"
+    );
 }

@@ -155,11 +155,16 @@ def _execute_run(spec: RunSpec, d: Path) -> dict:
         row = {"run_id": d.name, **spec.describe()}
         for c in SUMMARY_COLUMNS:
             row[c] = float(f0[c])
-        # duplicate-ACK ratio within the first 3 s of the first flow (mmS-TCP's table)
+        # mmS-TCP's duplicate-ACK ratio (Kim & Cho 2022, Fig. 9 / Table 2): duplicate ACKs over all
+        # packets of the connection as a capture at the sender counts them (data segments sent,
+        # retransmissions included, plus ACKs received), for the whole run and for the duplicate
+        # ACKs of the first 3 s, both over the whole run's packets
         se = r.series.to_pydict()
         early = [i for i, (f, t) in enumerate(zip(se["flow_id"], se["t_s"])) if f == 0 and t < 3.0]
-        acks = sum(se["acks"][i] for i in early)
-        row["dupack_ratio_first_3s"] = sum(se["dupacks"][i] for i in early) / acks if acks else 0.0
+        packets = float(f0["segments_sent"]) + float(f0["acks_received"])
+        dup_early = sum(se["dupacks"][i] for i in early)
+        row["dupack_per_packet"] = float(f0["dupacks"]) / packets if packets else 0.0
+        row["dupack_per_packet_first_3s"] = dup_early / packets if packets else 0.0
         row["flows"] = len(flows)
         row["total_throughput_mbps"] = float(sum(f["throughput_mbps"] for f in flows))
         row["jain_index"] = jain_index(f["throughput_mbps"] for f in flows)

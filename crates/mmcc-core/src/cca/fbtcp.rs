@@ -163,7 +163,9 @@ impl CongestionControl for FbTcp {
         let closed = self.round.on_ack(cc, ack.rtt, cc.snd_una);
         if let (Some(_), Some(rate), Some(base)) = (closed, self.throughput.last, self.base_rtt) {
             // W* = running max of 1.05 throughput rtt_base / MSS
-            self.w_star = self.w_star.max(1.05 * rate * base.secs_f64() / cc.mss as f64);
+            self.w_star = self
+                .w_star
+                .max(1.05 * rate * base.secs_f64() / cc.mss as f64);
         }
         if cc.in_slow_start() {
             slow_start(cc, ack.segments_acked);
@@ -172,14 +174,18 @@ impl CongestionControl for FbTcp {
         // once per round: the crisp tables with more than 2 RTT samples, else NewReno
         if let Some(c) = closed {
             match (c.min_rtt, self.base_rtt) {
-                (Some(m), Some(b)) if c.samples > 2 && m.0 > 0 => self.update(cc, b.0 as f64 / m.0 as f64),
+                (Some(m), Some(b)) if c.samples > 2 && m.0 > 0 => {
+                    self.update(cc, b.0 as f64 / m.0 as f64)
+                }
                 _ => reno_ca(&mut self.acc, cc),
             }
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
         // max(min(ssthresh, cwnd - 1), 2) segments
-        cc.ssthresh.min(cc.cwnd.saturating_sub(cc.mss)).max(cc.min_ssthresh())
+        cc.ssthresh
+            .min(cc.cwnd.saturating_sub(cc.mss))
+            .max(cc.min_ssthresh())
     }
 }
 
@@ -189,7 +195,10 @@ mod tests {
     use super::*;
 
     fn fb(w_star: f64) -> FbTcp {
-        FbTcp { w_star, ..Default::default() }
+        FbTcp {
+            w_star,
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -224,7 +233,7 @@ mod tests {
         let a = ack(1, 1000, Some(20));
         f.on_ack(&mut cc, &a); // the 100 ms interval starts: una 0
         f.increase_window(&mut cc, &a); // the round starts: end 100000
-        // 100 ms later: 500,000 bytes delivered in order = 5 MB/s; the ACK also ends the round
+                                        // 100 ms later: 500,000 bytes delivered in order = 5 MB/s; the ACK also ends the round
         cc.now = Time::ZERO + Dur::from_millis(100);
         cc.snd_una = 500_000;
         cc.snd_nxt = 600_000;

@@ -31,17 +31,17 @@ pub mod newreno;
 pub mod rttv;
 pub mod scalable;
 pub mod tahoe;
+pub mod util;
 pub mod vegas;
 pub mod westwood;
 pub mod yeah;
-pub mod util;
 
 pub mod rate;
 
-pub use crate::tcp::profile::Profile;
-pub use rate::RateSample;
 use crate::rng::Rng;
+pub use crate::tcp::profile::Profile;
 use crate::time::{Bandwidth, Dur, Time};
+pub use rate::RateSample;
 use std::collections::BTreeMap;
 
 /// Congestion state of the sender (ns-3 `TcpCongState_t`, Linux `tcp_ca_state`).
@@ -275,7 +275,11 @@ impl Params<'_> {
         if let Some(v) = self.values.get(name) {
             return *v;
         }
-        self.specs.iter().find(|s| s.name == name).map(|s| s.default).expect("parameter declared in specs")
+        self.specs
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.default)
+            .expect("parameter declared in specs")
     }
 }
 
@@ -320,14 +324,23 @@ static ALGORITHMS: &[&AlgorithmInfo] = &[
 /// Find an algorithm by name or alias (case-insensitive).
 pub fn lookup(name: &str) -> Option<&'static AlgorithmInfo> {
     let n = name.to_ascii_lowercase();
-    ALGORITHMS.iter().copied().find(|a| a.name == n || a.aliases.contains(&n.as_str()))
+    ALGORITHMS
+        .iter()
+        .copied()
+        .find(|a| a.name == n || a.aliases.contains(&n.as_str()))
 }
 
 /// Build an algorithm by name with parameter overrides; errors name what is allowed.
-pub fn build(name: &str, overrides: &BTreeMap<String, f64>) -> Result<Box<dyn CongestionControl>, String> {
+pub fn build(
+    name: &str,
+    overrides: &BTreeMap<String, f64>,
+) -> Result<Box<dyn CongestionControl>, String> {
     let info = lookup(name).ok_or_else(|| {
         let names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
-        format!("unknown congestion control algorithm '{name}'; available: {}", names.join(", "))
+        format!(
+            "unknown congestion control algorithm '{name}'; available: {}",
+            names.join(", ")
+        )
     })?;
     for (k, v) in overrides {
         if !info.params.iter().any(|p| p.name == k) {
@@ -335,13 +348,24 @@ pub fn build(name: &str, overrides: &BTreeMap<String, f64>) -> Result<Box<dyn Co
             return Err(format!(
                 "algorithm '{}' has no parameter '{k}'; its parameters: {}",
                 info.name,
-                if allowed.is_empty() { "(none)".to_string() } else { allowed.join(", ") }
+                if allowed.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    allowed.join(", ")
+                }
             ));
         }
         if !v.is_finite() {
-            return Err(format!("parameter '{k}' of '{}' must be a finite number, got {v}", info.name));
+            return Err(format!(
+                "parameter '{k}' of '{}' must be a finite number, got {v}",
+                info.name
+            ));
         }
-        let spec = info.params.iter().find(|p| p.name == k).expect("checked above");
+        let spec = info
+            .params
+            .iter()
+            .find(|p| p.name == k)
+            .expect("checked above");
         if *v < spec.min || *v > spec.max {
             return Err(format!(
                 "parameter '{k}' of '{}' is {v}; allowed: {}..{} ({})",
@@ -349,7 +373,10 @@ pub fn build(name: &str, overrides: &BTreeMap<String, f64>) -> Result<Box<dyn Co
             ));
         }
     }
-    Ok((info.build)(&Params { specs: info.params, values: overrides }))
+    Ok((info.build)(&Params {
+        specs: info.params,
+        values: overrides,
+    }))
 }
 
 #[cfg(test)]
@@ -365,11 +392,19 @@ pub(crate) mod testing {
     }
 
     pub fn loss(kind: CongestionKind, cc: &CcState) -> CongestionEvent {
-        CongestionEvent { kind, prior_cwnd: cc.cwnd, bytes_in_flight: cc.bytes_in_flight }
+        CongestionEvent {
+            kind,
+            prior_cwnd: cc.cwnd,
+            bytes_in_flight: cc.bytes_in_flight,
+        }
     }
 
     pub fn ack(segments: u32, mss: u64, rtt_ms: Option<u64>) -> AckEvent {
-        AckEvent { segments_acked: segments, bytes_acked: segments as u64 * mss, rtt: rtt_ms.map(Dur::from_millis) }
+        AckEvent {
+            segments_acked: segments,
+            bytes_acked: segments as u64 * mss,
+            rtt: rtt_ms.map(Dur::from_millis),
+        }
     }
 }
 
@@ -380,7 +415,10 @@ mod tests {
     #[test]
     fn unknown_algorithm_and_parameter_errors_list_what_is_allowed() {
         let e = build("newrenoo", &BTreeMap::new()).err().unwrap();
-        assert!(e.contains("unknown congestion control algorithm 'newrenoo'") && e.contains("newreno"), "{e}");
+        assert!(
+            e.contains("unknown congestion control algorithm 'newrenoo'") && e.contains("newreno"),
+            "{e}"
+        );
         let mut p = BTreeMap::new();
         p.insert("beta".to_string(), 0.3);
         let e = build("newreno", &p).err().unwrap();
@@ -392,12 +430,20 @@ mod tests {
         let mut p = BTreeMap::new();
         p.insert("beta".to_string(), 1e9);
         let e = build("cubic", &p).err().unwrap();
-        assert!(e.contains("parameter 'beta' of 'cubic' is 1000000000; allowed: 0..1"), "{e}");
+        assert!(
+            e.contains("parameter 'beta' of 'cubic' is 1000000000; allowed: 0..1"),
+            "{e}"
+        );
         p.insert("beta".to_string(), 0.8);
         assert!(build("cubic", &p).is_ok());
         for a in algorithms() {
             for s in a.params {
-                assert!(s.min <= s.default && s.default <= s.max, "{}.{}", a.name, s.name);
+                assert!(
+                    s.min <= s.default && s.default <= s.max,
+                    "{}.{}",
+                    a.name,
+                    s.name
+                );
             }
         }
     }

@@ -118,8 +118,15 @@ impl DropCause {
 
 enum Discipline {
     /// Virtual FIFO: (transmission start, wire bytes) of packets not yet being transmitted.
-    DropTail { limits: Limits, waiting: VecDeque<(Time, u32)>, waiting_bytes: u64 },
-    CoDel { q: CoDelQueue, tx_busy: bool },
+    DropTail {
+        limits: Limits,
+        waiting: VecDeque<(Time, u32)>,
+        waiting_bytes: u64,
+    },
+    CoDel {
+        q: CoDelQueue,
+        tx_busy: bool,
+    },
 }
 
 /// What the channel asks its owner to schedule after a call.
@@ -196,12 +203,17 @@ impl Channel {
         name: &str,
     ) -> Channel {
         let disc = match &cfg.queue {
-            QueueConfig::DropTail { .. } => {
-                Discipline::DropTail { limits: cfg.queue.limits(), waiting: VecDeque::new(), waiting_bytes: 0 }
-            }
-            QueueConfig::CoDel { target, interval, .. } => {
-                Discipline::CoDel { q: CoDelQueue::new(cfg.queue.limits(), *target, *interval), tx_busy: false }
-            }
+            QueueConfig::DropTail { .. } => Discipline::DropTail {
+                limits: cfg.queue.limits(),
+                waiting: VecDeque::new(),
+                waiting_bytes: 0,
+            },
+            QueueConfig::CoDel {
+                target, interval, ..
+            } => Discipline::CoDel {
+                q: CoDelQueue::new(cfg.queue.limits(), *target, *interval),
+                tx_busy: false,
+            },
         };
         Channel {
             from,
@@ -215,8 +227,14 @@ impl Channel {
             busy_until: Time::ZERO,
             flight: VecDeque::new(),
             arrival_scheduled: false,
-            error: cfg.error.as_ref().map(|e| ErrorModel::new(e, Rng::stream(seed, &format!("{name}/error")))),
-            reorder: cfg.reorder.clone().map(|r| (r, Rng::stream(seed, &format!("{name}/reorder")))),
+            error: cfg
+                .error
+                .as_ref()
+                .map(|e| ErrorModel::new(e, Rng::stream(seed, &format!("{name}/error")))),
+            reorder: cfg
+                .reorder
+                .clone()
+                .map(|r| (r, Rng::stream(seed, &format!("{name}/reorder")))),
             outages: cfg.outages.clone(),
             delayed_inside: 0,
             delayed_out: None,
@@ -260,7 +278,11 @@ impl Channel {
             return;
         }
         let i = self.rate_steps.partition_point(|s| s.0 <= t);
-        let r = if i == 0 { self.rate } else { self.rate_steps[i - 1].1 };
+        let r = if i == 0 {
+            self.rate
+        } else {
+            self.rate_steps[i - 1].1
+        };
         if r != self.cur_rate {
             self.cur_rate = r;
             self.tx_cache = [(u32::MAX, Dur::ZERO); 2];
@@ -325,7 +347,11 @@ impl Channel {
     /// Bytes waiting in the queue (not yet being transmitted) at `now`.
     pub fn queued_bytes(&mut self, now: Time) -> u64 {
         match &mut self.disc {
-            Discipline::DropTail { waiting, waiting_bytes, .. } => {
+            Discipline::DropTail {
+                waiting,
+                waiting_bytes,
+                ..
+            } => {
                 while let Some(&(start, sz)) = waiting.front() {
                     if start > now {
                         break;
@@ -361,7 +387,11 @@ impl Channel {
         }
         let queued = self.queued_bytes(now);
         match &mut self.disc {
-            Discipline::DropTail { limits, waiting, waiting_bytes } => {
+            Discipline::DropTail {
+                limits,
+                waiting,
+                waiting_bytes,
+            } => {
                 let start = now.max(self.busy_until);
                 if start > now {
                     if !limits.admits(queued, waiting.len() as u64, size as u64) {
@@ -391,7 +421,9 @@ impl Channel {
     /// End of a transmission on the CoDel path: dequeue the next packet (CoDel may drop some,
     /// which are appended to `dropped`).
     pub fn tx_done(&mut self, now: Time, wakes: &mut Wakes, dropped: &mut Vec<Packet>) {
-        let Discipline::CoDel { q, tx_busy } = &mut self.disc else { return };
+        let Discipline::CoDel { q, tx_busy } = &mut self.disc else {
+            return;
+        };
         match q.dequeue(now, dropped) {
             Some(e) => {
                 self.rate_at(now);
@@ -482,8 +514,20 @@ mod tests {
     use super::*;
 
     fn chan(queue: QueueConfig) -> Channel {
-        let cfg = DirectionConfig { queue, ..Default::default() };
-        Channel::new(0, 1, Bandwidth::gbps(1), Dur::from_millis(10), 1500, &cfg, 1, "t")
+        let cfg = DirectionConfig {
+            queue,
+            ..Default::default()
+        };
+        Channel::new(
+            0,
+            1,
+            Bandwidth::gbps(1),
+            Dur::from_millis(10),
+            1500,
+            &cfg,
+            1,
+            "t",
+        )
     }
 
     fn pkt(seq: u64) -> Packet {
@@ -492,7 +536,10 @@ mod tests {
 
     #[test]
     fn back_to_back_packets_are_serialized_then_propagated() {
-        let mut c = chan(QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(10) });
+        let mut c = chan(QueueConfig::DropTail {
+            limit_bytes: None,
+            limit_packets: Some(10),
+        });
         let mut w = Wakes::default();
         c.enqueue(&pkt(0), Time::ZERO, &mut w).unwrap();
         assert_eq!(w.arrival, Some(Time(12_000 + 10_000_000)));
@@ -507,7 +554,10 @@ mod tests {
 
     #[test]
     fn droptail_packet_limit_counts_only_waiting_packets() {
-        let mut c = chan(QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(2) });
+        let mut c = chan(QueueConfig::DropTail {
+            limit_bytes: None,
+            limit_packets: Some(2),
+        });
         let mut w = Wakes::default();
         // first goes straight to the transmitter, next two wait, the fourth is dropped
         for i in 0..3 {
@@ -522,7 +572,10 @@ mod tests {
     #[test]
     fn a_rate_step_applies_to_transmissions_that_start_after_it() {
         let cfg = DirectionConfig {
-            queue: QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(10) },
+            queue: QueueConfig::DropTail {
+                limit_bytes: None,
+                limit_packets: Some(10),
+            },
             rate_steps: vec![(Time(18_000), Bandwidth::mbps(100))],
             ..Default::default()
         };
@@ -550,8 +603,14 @@ mod tests {
 
     #[test]
     fn rate_steps_must_increase_and_be_positive() {
-        let mut d = DirectionConfig { rate_steps: vec![(Time(5), Bandwidth(1)), (Time(5), Bandwidth(2))], ..Default::default() };
-        assert!(d.validate_rate_steps().unwrap_err().contains("times must increase"));
+        let mut d = DirectionConfig {
+            rate_steps: vec![(Time(5), Bandwidth(1)), (Time(5), Bandwidth(2))],
+            ..Default::default()
+        };
+        assert!(d
+            .validate_rate_steps()
+            .unwrap_err()
+            .contains("times must increase"));
         d.rate_steps = vec![(Time(5), Bandwidth(0))];
         assert!(d.validate_rate_steps().unwrap_err().contains("positive"));
     }
@@ -559,14 +618,35 @@ mod tests {
     #[test]
     fn outage_drops_on_entry_and_on_arrival() {
         let cfg = DirectionConfig {
-            outages: vec![Outage { start: Time::from_millis(5), end: Time::from_millis(20) }],
+            outages: vec![Outage {
+                start: Time::from_millis(5),
+                end: Time::from_millis(20),
+            }],
             ..Default::default()
         };
-        let mut c = Channel::new(0, 1, Bandwidth::gbps(1), Dur::from_millis(10), 1500, &cfg, 1, "t");
+        let mut c = Channel::new(
+            0,
+            1,
+            Bandwidth::gbps(1),
+            Dur::from_millis(10),
+            1500,
+            &cfg,
+            1,
+            "t",
+        );
         let mut w = Wakes::default();
         c.enqueue(&pkt(0), Time::ZERO, &mut w).unwrap(); // arrives at 10.012 ms: inside the outage
-        assert_eq!(c.arrive(w.arrival.unwrap(), &mut Wakes::default()).unwrap().1, Verdict::Drop(DropCause::LinkDown));
-        assert_eq!(c.enqueue(&pkt(1), Time::from_millis(6), &mut w).unwrap_err(), DropCause::LinkDown);
+        assert_eq!(
+            c.arrive(w.arrival.unwrap(), &mut Wakes::default())
+                .unwrap()
+                .1,
+            Verdict::Drop(DropCause::LinkDown)
+        );
+        assert_eq!(
+            c.enqueue(&pkt(1), Time::from_millis(6), &mut w)
+                .unwrap_err(),
+            DropCause::LinkDown
+        );
     }
 
     #[test]

@@ -131,7 +131,11 @@ impl Packet {
     /// and payload.
     #[inline]
     pub fn wire_bytes(&self) -> u32 {
-        let sack_opt = if self.nsack > 0 { (2 + 8 * self.nsack as u32).div_ceil(4) * 4 } else { 0 };
+        let sack_opt = if self.nsack > 0 {
+            (2 + 8 * self.nsack as u32).div_ceil(4) * 4
+        } else {
+            0
+        };
         HEADER_BYTES + self.opt as u32 + sack_opt + self.len
     }
 
@@ -151,7 +155,15 @@ impl Packet {
         (out, self.nsack as usize)
     }
 
-    pub fn data(flow: FlowId, src: NodeId, dst: NodeId, seq: u64, len: u32, now: Time, retx: bool) -> Packet {
+    pub fn data(
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        seq: u64,
+        len: u32,
+        now: Time,
+        retx: bool,
+    ) -> Packet {
         Packet {
             sent_at: now,
             seq,
@@ -171,7 +183,15 @@ impl Packet {
     /// A pure ACK with cumulative acknowledgement `ack`, up to three SACK blocks above it
     /// (blocks that do not fit in 32-bit offsets above `ack` are left out) and the echoed
     /// timestamp `tsecr` (kept in `sent_at`).
-    pub fn new_ack(flow: FlowId, src: NodeId, dst: NodeId, ack: u64, rwnd: u64, blocks: &[Range], tsecr: Time) -> Packet {
+    pub fn new_ack(
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        ack: u64,
+        rwnd: u64,
+        blocks: &[Range],
+        tsecr: Time,
+    ) -> Packet {
         let mut p = Packet::data(flow, src, dst, ack, 0, tsecr, false);
         p.kind = Kind::Ack;
         p.rwnd = rwnd.min(u32::MAX as u64) as u32;
@@ -195,7 +215,11 @@ mod tests {
         assert_eq!(p.wire_bytes(), 1440);
         let a = Packet::new_ack(0, 1, 0, 1000, 65535, &[Range::new(2000, 3000)], Time::ZERO);
         assert_eq!(a.wire_bytes(), 40 + 12);
-        let b = [Range::new(2000, 3000), Range::new(4000, 5000), Range::new(6000, 7000)];
+        let b = [
+            Range::new(2000, 3000),
+            Range::new(4000, 5000),
+            Range::new(6000, 7000),
+        ];
         let a = Packet::new_ack(0, 1, 0, 1000, 65535, &b, Time::ZERO);
         assert_eq!(a.wire_bytes(), 40 + 28);
         let (got, n) = a.sack_blocks();

@@ -15,6 +15,9 @@ pub enum PathLossModel {
     UmiStreetCanyon,
     /// Akdeniz et al., IEEE JSAC 2014, 28 GHz.
     Nyu,
+    /// ns3-mmwave's `BuildingsObstaclePropagationLossModel` with its LoS tracker
+    /// (`los_tracker.rs`): the thesis' channel.
+    BuildingsObstacle,
 }
 
 /// Path loss in dB and shadow-fading sigma for a condition.
@@ -30,7 +33,8 @@ pub fn path_loss(model: PathLossModel, los: bool, gnb: Vec3, ue: Vec3, fc_ghz: f
             let pl_los = if d2 <= d_bp {
                 pl1
             } else {
-                32.4 + 40.0 * d3.log10() + 20.0 * fc_ghz.log10() - 9.5 * (d_bp * d_bp + (h_bs - h_ut).powi(2)).log10()
+                32.4 + 40.0 * d3.log10() + 20.0 * fc_ghz.log10()
+                    - 9.5 * (d_bp * d_bp + (h_bs - h_ut).powi(2)).log10()
             };
             if los {
                 (pl_los, 4.0)
@@ -40,6 +44,11 @@ pub fn path_loss(model: PathLossModel, los: bool, gnb: Vec3, ue: Vec3, fc_ghz: f
                 (pl_los.max(pl_nlos), 7.82)
             }
         }
+        // no shadowing; in NLoS the tracker normally replaces the formula (los_tracker.rs)
+        PathLossModel::BuildingsObstacle => (
+            super::los_tracker::path_loss(los, dist(gnb, ue), fc_ghz),
+            0.0,
+        ),
         PathLossModel::Nyu => {
             // PL = alpha + 10 beta log10(d)
             if los {
@@ -79,7 +88,13 @@ pub struct Shadowing {
 
 impl Shadowing {
     pub fn new(rng: Rng, enabled: bool) -> Self {
-        Shadowing { rng, value: [0.0; 2], started: [false; 2], last_pos: [None; 2], enabled }
+        Shadowing {
+            rng,
+            value: [0.0; 2],
+            started: [false; 2],
+            last_pos: [None; 2],
+            enabled,
+        }
     }
 
     /// Shadow fading in dB at `pos` for the condition (0 = LoS, 1 = NLoS), sigma in dB.
@@ -117,7 +132,13 @@ pub struct Budget {
 /// SINR = P_tx + G_bf - PL - SF - L_block - L_foliage - N (- interference margin).
 pub fn sinr_db(b: &Budget, pl: f64, sf: f64, vis: Visibility, f_ghz: f64) -> f64 {
     let block = if vis.nlos { b.blockage_db } else { 0.0 };
-    b.tx_power_dbm + b.bf_gain_db - pl - sf - block - weissberger_db(f_ghz, vis.foliage_m) - b.noise_dbm - b.interference_db
+    b.tx_power_dbm + b.bf_gain_db
+        - pl
+        - sf
+        - block
+        - weissberger_db(f_ghz, vis.foliage_m)
+        - b.noise_dbm
+        - b.interference_db
 }
 
 #[cfg(test)]
@@ -159,22 +180,38 @@ mod tests {
         let (pl, _) = path_loss(PathLossModel::UmiStreetCanyon, true, gnb, ue, 28.0);
         let d3: f64 = (3000.0f64 * 3000.0 + 13.5 * 13.5).sqrt();
         let dbp = 4.0 * 14.0 * 0.5 * 28e9 / C;
-        let pl2 = 32.4 + 40.0 * d3.log10() + 20.0 * 28f64.log10() - 9.5 * (dbp * dbp + 13.5 * 13.5).log10();
+        let pl2 = 32.4 + 40.0 * d3.log10() + 20.0 * 28f64.log10()
+            - 9.5 * (dbp * dbp + 13.5 * 13.5).log10();
         assert!((pl - pl2).abs() < 1e-9);
     }
 
     #[test]
     fn nyu_model_at_100_m() {
-        let (pl, _) = path_loss(PathLossModel::Nyu, true, [0.0, 0.0, 0.0], [100.0, 0.0, 0.0], 28.0);
+        let (pl, _) = path_loss(
+            PathLossModel::Nyu,
+            true,
+            [0.0, 0.0, 0.0],
+            [100.0, 0.0, 0.0],
+            28.0,
+        );
         assert!((pl - (61.4 + 40.0)).abs() < 1e-9);
-        let (pl, _) = path_loss(PathLossModel::Nyu, false, [0.0, 0.0, 0.0], [100.0, 0.0, 0.0], 28.0);
+        let (pl, _) = path_loss(
+            PathLossModel::Nyu,
+            false,
+            [0.0, 0.0, 0.0],
+            [100.0, 0.0, 0.0],
+            28.0,
+        );
         assert!((pl - (72.0 + 58.4)).abs() < 1e-9);
     }
 
     #[test]
     fn weissberger_and_noise() {
         assert!((weissberger_db(28.0, 10.0) - 0.45 * 28f64.powf(0.284) * 10.0).abs() < 1e-12);
-        assert!((weissberger_db(28.0, 20.0) - 1.33 * 28f64.powf(0.284) * 20f64.powf(0.588)).abs() < 1e-12);
+        assert!(
+            (weissberger_db(28.0, 20.0) - 1.33 * 28f64.powf(0.284) * 20f64.powf(0.588)).abs()
+                < 1e-12
+        );
         // 1 GHz, NF 7 dB: -174 + 90 + 7 = -77 dBm
         assert!((noise_dbm(1e9, 7.0) + 77.0).abs() < 1e-9);
     }

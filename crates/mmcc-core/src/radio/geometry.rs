@@ -118,12 +118,48 @@ pub fn visibility(gnb: Vec3, ue: Vec3, obstacles: &[Obstacle]) -> Visibility {
     v
 }
 
+/// ns3-mmwave's line-of-sight rule (`BuildingsObstaclePropagationLossModel::GetLoss` and
+/// `MmWaveLosTracker::UpdateLosNlosState`, ns3-mmwave before 2020-06): a 2D test on azimuths
+/// that ignores heights (every box is as tall as needed). Order the two ends so that `b` lies
+/// in the half-plane x >= `a`.x (azimuth from `a` to `b` in [-pi/2, pi/2)); a box blocks when
+/// that azimuth lies strictly between the azimuths from `a` to the box's two corners that
+/// bound it as seen from `a` ((xMax, yMin) and (xMin, yMax) when `b` is up-right of `a`,
+/// (xMin, yMin) and (xMax, yMax) when down-right) and `b` is past the box's near x face and
+/// its near y face. Returns true when some box blocks (NLoS).
+pub fn ns3_mmwave_blocked(gnb: Vec3, ue: Vec3, obstacles: &[Obstacle]) -> bool {
+    let az = |to: [f64; 2], from: Vec3| (to[1] - from[1]).atan2(to[0] - from[0]);
+    let half_pi = std::f64::consts::FRAC_PI_2;
+    for o in obstacles {
+        let (mut a, mut b) = (ue, gnb);
+        let mut phi = az([b[0], b[1]], a);
+        if !(-half_pi..half_pi).contains(&phi) {
+            std::mem::swap(&mut a, &mut b);
+            phi = az([b[0], b[1]], a);
+        }
+        let blocked = if phi >= 0.0 {
+            let (p1, p2) = (az([o.max[0], o.min[1]], a), az([o.min[0], o.max[1]], a));
+            phi > p1 && phi < p2 && b[0] > o.min[0] && b[1] > o.min[1]
+        } else {
+            let (p1, p2) = (az([o.min[0], o.min[1]], a), az([o.max[0], o.max[1]], a));
+            phi > p1 && phi < p2 && b[0] > o.min[0] && b[1] < o.max[1]
+        };
+        if blocked {
+            return true;
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn bx(min: Vec3, max: Vec3) -> Obstacle {
-        Obstacle { kind: ObstacleKind::Building, min, max }
+        Obstacle {
+            kind: ObstacleKind::Building,
+            min,
+            max,
+        }
     }
 
     #[test]
@@ -143,14 +179,59 @@ mod tests {
         let t = Trajectory::new(
             [0.0, 0.0, 1.5],
             vec![
-                VelocityChange { t: Time::from_secs(1), v: [0.0, 1.5, 0.0] },
-                VelocityChange { t: Time::from_secs(3), v: [0.0, 0.0, 0.0] },
-                VelocityChange { t: Time::from_secs(5), v: [-30.0, 0.0, 0.0] },
+                VelocityChange {
+                    t: Time::from_secs(1),
+                    v: [0.0, 1.5, 0.0],
+                },
+                VelocityChange {
+                    t: Time::from_secs(3),
+                    v: [0.0, 0.0, 0.0],
+                },
+                VelocityChange {
+                    t: Time::from_secs(5),
+                    v: [-30.0, 0.0, 0.0],
+                },
             ],
         );
         assert_eq!(t.position(Time::from_millis(500)), [0.0, 0.0, 1.5]);
         assert_eq!(t.position(Time::from_secs(2)), [0.0, 1.5, 1.5]);
         assert_eq!(t.position(Time::from_secs(4)), [0.0, 3.0, 1.5]);
         assert_eq!(t.position(Time::from_secs(6)), [-30.0, 3.0, 1.5]);
+    }
+
+    #[test]
+    fn ns3_mmwave_rule_matches_the_segment_test_on_the_thesis_geometry_and_ignores_heights() {
+        let gnb = [0.0, 0.0, 15.0];
+        let tree = bx([49.0, 2.2, 0.0], [49.5, 2.7, 10.0]);
+        let building = bx([34.0, 17.8, 0.0], [40.5, 23.8, 30.0]);
+        let obstacles = [tree.clone(), building.clone()];
+        // walk the UE along the thesis path (x = 52, y from -0.2 to 21.25; then y = 21.25, x to 30)
+        let mut path: Vec<Vec3> = (0..=2145)
+            .map(|i| [52.0, -0.2 + i as f64 * 0.01, 1.5])
+            .collect();
+        path.extend((0..=2200).map(|i| [52.0 - i as f64 * 0.01, 21.25, 1.5]));
+        let mut blocked = 0;
+        for ue in path {
+            let slab = visibility(gnb, ue, &obstacles).nlos;
+            assert_eq!(ns3_mmwave_blocked(gnb, ue, &obstacles), slab, "{ue:?}");
+            blocked += usize::from(slab);
+        }
+        assert!(blocked > 100);
+        // behind the tree at x = 52 the blocked span is y in (2.2 * 52 / 49.5, 2.7 * 52 / 49)
+        assert!(ns3_mmwave_blocked(gnb, [52.0, 2.5, 1.5], std::slice::from_ref(&tree)));
+        assert!(!ns3_mmwave_blocked(gnb, [52.0, 2.3, 1.5], std::slice::from_ref(&tree)));
+        // a 1 m box between a 15 m gNB and the UE: the segment passes over it, ns3-mmwave's
+        // rule (2D) still calls it blocked
+        let low = bx([20.0, -1.0, 0.0], [21.0, 1.0, 1.0]);
+        assert!(!visibility(gnb, [52.0, 0.0, 1.5], std::slice::from_ref(&low)).nlos);
+        assert!(ns3_mmwave_blocked(gnb, [52.0, 0.0, 1.5], std::slice::from_ref(&low)));
+        // the order of the two ends does not matter (UE to the left of the gNB)
+        assert!(ns3_mmwave_blocked([52.0, 0.0, 1.5], gnb, &[low]));
+        // down-right half plane
+        assert!(ns3_mmwave_blocked(
+            gnb,
+            [52.0, -2.5, 1.5],
+            &[bx([49.0, -2.7, 0.0], [49.5, -2.2, 10.0])]
+        ));
     }
 }

@@ -4,11 +4,13 @@
 //! Per slot (125 us), a direction with work sends one transport block (TB):
 //! 1. a HARQ retransmission that is due, else
 //! 2. a new TB of `TBS = SE * B * eta * slot / 8` bytes, SE chosen from the SINR estimate of
-//!    `cqi_delay` ago (attenuated Shannon `0.6 log2(1 + SINR)`, capped; 0 below the outage SINR),
-//!    filled with RLC retransmissions that are due, then new data (IP packets segmented).
+//!    `cqi_delay` ago (`LinkAdaptation`: attenuated Shannon `0.6 log2(1 + SINR)`, capped, 0
+//!    below the outage SINR; or ns3-mmwave's MCS table), filled with RLC retransmissions that
+//!    are due, then new data (IP packets segmented).
 //!
 //! The TB fails with `BLER = 1 / (1 + exp(2 (delta + 1.1)))`, `delta = SINR_now + 10 log10(n) -
-//! SINR_estimate` (n transmissions, chase combining). A failed TB is retransmitted after the
+//! SINR_ref` (n transmissions, chase combining; SINR_ref is the estimate, or the chosen MCS's
+//! 10 % threshold with the MCS table). A failed TB is retransmitted after the
 //! HARQ round trip (8 slots) up to 4 transmissions; then its bytes go back to RLC, resent after
 //! the status cycle (5 ms), at most 8 times per packet, after which the packet is discarded
 //! (a loss TCP sees, cause `rlc_discard`). The receiver delivers packets to IP in order: a
@@ -19,11 +21,13 @@
 
 use super::channel::{self, Budget, Shadowing};
 use super::geometry::{self, Trajectory, Vec3};
-use super::RadioConfig;
+use super::los_tracker::{self, LosTracker};
+use super::{PathLossModel, RadioConfig};
 use crate::net::queue::{CoDelQueue, Limits, QueueConfig};
 use crate::net::{DropCause, NodeId, Packet};
 use crate::rng::Rng;
 use crate::time::{Dur, Time};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// One recorded millisecond of the radio channel.
@@ -44,6 +48,57 @@ pub struct RadioSample {
     pub rlc_ul_bytes: u64,
 }
 
+/// How link adaptation turns the SINR estimate into a spectral efficiency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkAdaptation {
+    /// Attenuated Shannon bound `0.6 log2(1 + SINR)` (3GPP TR 36.942 A.1 style), capped at
+    /// `se_cap`, 0 below `outage_sinr_db`.
+    Shannon,
+    /// ns3-mmwave's adaptive modulation and coding (`MmWaveAmc`, `AmcModel = MiErrorModel`, before
+    /// 2020-06): the highest of MCS 0-28 whose transport-block error rate is at most 10 % at the
+    /// estimated SINR under its mutual-information error model; no MCS below MCS 0's threshold.
+    Ns3MmwaveMcs,
+}
+
+/// ns3-mmwave's MCS table: (SINR in dB at which the MI error model gives 10 % TB error rate,
+/// bits per resource element = modulation order x effective code rate of `McsEcrTable`).
+/// The thresholds were computed by running the reference's MI error model (`MmWaveMiErrorModel`
+/// with its MI maps and BLER curve tables, a flat channel over all 72 chunks, the transport
+/// block of 22 data symbols of 2592 data subcarriers) and bisecting for 10 % TB error; they
+/// move by < 0.4 dB for 2- to 22-symbol blocks (docs/radio.md).
+pub const NS3_MMWAVE_MCS: [(f64, f64); 29] = [
+    (-7.24, 0.16),
+    (-6.25, 0.20),
+    (-5.83, 0.22),
+    (-4.47, 0.30),
+    (-3.36, 0.38),
+    (-2.33, 0.48),
+    (-1.37, 0.60),
+    (-0.34, 0.74),
+    (0.72, 0.88),
+    (1.62, 1.02),
+    (3.88, 1.20),
+    (3.92, 1.32),
+    (4.70, 1.48),
+    (5.70, 1.68),
+    (6.56, 1.92),
+    (7.52, 2.16),
+    (8.51, 2.40),
+    (10.05, 2.58),
+    (10.48, 2.70),
+    (11.36, 3.00),
+    (12.37, 3.30),
+    (13.44, 3.60),
+    (14.40, 3.90),
+    (15.21, 4.20),
+    (16.19, 4.50),
+    (17.17, 4.80),
+    (18.11, 5.10),
+    (19.16, 5.34),
+    (20.08, 5.52),
+];
+
 #[derive(Clone, Copy, Debug)]
 struct Sdu {
     pkt: Packet,
@@ -58,12 +113,17 @@ struct Sdu {
 struct Harq {
     due: Time,
     tx: u32,
-    est_sinr: f64,
+    /// The SINR the block error rate is measured against (see the module doc).
+    ref_sinr: f64,
     segs: Vec<(u64, u32)>,
 }
 
 enum Waiting {
-    DropTail { q: VecDeque<(Packet, u32, Time)>, bytes: u64, limits: Limits },
+    DropTail {
+        q: VecDeque<(Packet, u32, Time)>,
+        bytes: u64,
+        limits: Limits,
+    },
     CoDel(CoDelQueue),
 }
 
@@ -107,8 +167,14 @@ pub struct Direction {
 impl Direction {
     fn new(from: NodeId, to: NodeId, q: &QueueConfig, sched_delay: Dur, rng: Rng) -> Direction {
         let waiting = match q {
-            QueueConfig::DropTail { .. } => Waiting::DropTail { q: VecDeque::new(), bytes: 0, limits: q.limits() },
-            QueueConfig::CoDel { target, interval, .. } => Waiting::CoDel(CoDelQueue::new(q.limits(), *target, *interval)),
+            QueueConfig::DropTail { .. } => Waiting::DropTail {
+                q: VecDeque::new(),
+                bytes: 0,
+                limits: q.limits(),
+            },
+            QueueConfig::CoDel {
+                target, interval, ..
+            } => Waiting::CoDel(CoDelQueue::new(q.limits(), *target, *interval)),
         };
         Direction {
             from,
@@ -142,7 +208,11 @@ impl Direction {
             Waiting::DropTail { q, .. } => !q.is_empty(),
             Waiting::CoDel(q) => !q.is_empty(),
         };
-        waiting || !self.window.is_empty() || !self.retx.is_empty() || !self.harq.is_empty() || !self.pending.is_empty()
+        waiting
+            || !self.window.is_empty()
+            || !self.retx.is_empty()
+            || !self.harq.is_empty()
+            || !self.pending.is_empty()
     }
 
     fn enqueue(&mut self, pkt: &Packet, now: Time) -> Result<(), DropCause> {
@@ -184,7 +254,14 @@ impl Direction {
         };
         match got {
             Some((pkt, size)) => {
-                self.window.push_back(Sdu { pkt, size, unsent: size, received: 0, rlc_retx: 0, discarded: false });
+                self.window.push_back(Sdu {
+                    pkt,
+                    size,
+                    unsent: size,
+                    received: 0,
+                    rlc_retx: 0,
+                    discarded: false,
+                });
                 true
             }
             None => false,
@@ -199,11 +276,18 @@ impl Direction {
     }
 
     /// Fill a TB of `cap` bytes: due RLC retransmissions, then new data.
-    fn fill(&mut self, cap: u64, now: Time, drops: &mut Vec<(Packet, DropCause)>) -> Vec<(u64, u32)> {
+    fn fill(
+        &mut self,
+        cap: u64,
+        now: Time,
+        drops: &mut Vec<(Packet, DropCause)>,
+    ) -> Vec<(u64, u32)> {
         let mut segs = Vec::new();
         let mut room = cap;
         while room > 0 {
-            let Some(&(due, seq, len)) = self.retx.front() else { break };
+            let Some(&(due, seq, len)) = self.retx.front() else {
+                break;
+            };
             if due > now {
                 break;
             }
@@ -310,6 +394,8 @@ pub struct RadioLink {
     pub ue: NodeId,
     traj: Trajectory,
     shadow: Shadowing,
+    /// ns3-mmwave's LoS tracker (pathloss "buildings-obstacle").
+    tracker: Option<LosTracker>,
     budget: [Budget; 2],
     pub state: ChannelState,
     /// Per-update SINR history (dl, ul), newest last, long enough for the CQI delay.
@@ -322,12 +408,18 @@ pub struct RadioLink {
 
 impl RadioLink {
     pub fn new(cfg: &RadioConfig, gnb: NodeId, ue: NodeId, seed: u64, name: &str) -> RadioLink {
-        let bf = 10.0 * (cfg.gnb_antennas.max(1) as f64).log10() + 10.0 * (cfg.ue_antennas.max(1) as f64).log10();
+        let bf = 10.0 * (cfg.gnb_antennas.max(1) as f64).log10()
+            + 10.0 * (cfg.ue_antennas.max(1) as f64).log10();
         let dl = Budget {
             tx_power_dbm: cfg.gnb_tx_power_dbm,
             bf_gain_db: bf,
             noise_dbm: channel::noise_dbm(cfg.bandwidth_hz, cfg.ue_noise_figure_db),
-            blockage_db: cfg.blockage_db,
+            // ns3-mmwave's obstacle model has no blockage constant: its tracker gives NLoS losses
+            blockage_db: if cfg.pathloss == PathLossModel::BuildingsObstacle {
+                0.0
+            } else {
+                cfg.blockage_db
+            },
             interference_db: cfg.interference_db,
         };
         let ul = Budget {
@@ -341,13 +433,29 @@ impl RadioLink {
             gnb,
             ue,
             traj: Trajectory::new(cfg.ue_position, cfg.mobility.clone()),
-            shadow: Shadowing::new(Rng::stream(seed, &format!("{name}/shadowing")), cfg.shadowing),
+            shadow: Shadowing::new(
+                Rng::stream(seed, &format!("{name}/shadowing")),
+                cfg.shadowing,
+            ),
+            tracker: (cfg.pathloss == PathLossModel::BuildingsObstacle).then(LosTracker::default),
             budget: [dl, ul],
             state: ChannelState::default(),
             history: VecDeque::new(),
             dirs: [
-                Direction::new(gnb, ue, &cfg.rlc_buffer, Dur::ZERO, Rng::stream(seed, &format!("{name}/dl/bler"))),
-                Direction::new(ue, gnb, &cfg.rlc_buffer, sched, Rng::stream(seed, &format!("{name}/ul/bler"))),
+                Direction::new(
+                    gnb,
+                    ue,
+                    &cfg.rlc_buffer,
+                    Dur::ZERO,
+                    Rng::stream(seed, &format!("{name}/dl/bler")),
+                ),
+                Direction::new(
+                    ue,
+                    gnb,
+                    &cfg.rlc_buffer,
+                    sched,
+                    Rng::stream(seed, &format!("{name}/ul/bler")),
+                ),
             ],
             samples: Vec::new(),
             slots_per_update: (cfg.update.0 / cfg.slot.0).max(1),
@@ -357,12 +465,31 @@ impl RadioLink {
         r
     }
 
-    /// Spectral efficiency for an estimated SINR (attenuated Shannon, TR 36.942 A.1 style).
+    /// Spectral efficiency for an estimated SINR.
     pub fn spectral_efficiency(&self, sinr_db: f64) -> f64 {
-        if sinr_db < self.cfg.outage_sinr_db {
-            return 0.0;
+        self.choose(sinr_db).0
+    }
+
+    /// Link adaptation: (spectral efficiency, the SINR its block error rate is measured
+    /// against) for an estimated SINR.
+    fn choose(&self, est_db: f64) -> (f64, f64) {
+        if est_db < self.cfg.outage_sinr_db {
+            return (0.0, est_db);
         }
-        (0.6 * (1.0 + 10f64.powf(sinr_db / 10.0)).log2()).min(self.cfg.se_cap)
+        match self.cfg.link_adaptation {
+            // SE = 0.6 log2(1 + SINR) (TR 36.942 A.1 style)
+            LinkAdaptation::Shannon => (
+                (0.6 * (1.0 + 10f64.powf(est_db / 10.0)).log2()).min(self.cfg.se_cap),
+                est_db,
+            ),
+            // the highest MCS with a 10 % threshold at or below the estimate
+            LinkAdaptation::Ns3MmwaveMcs => {
+                match NS3_MMWAVE_MCS.iter().rev().find(|m| m.0 <= est_db) {
+                    Some(&(thr, se)) => (se.min(self.cfg.se_cap), thr),
+                    None => (0.0, est_db),
+                }
+            }
+        }
     }
 
     /// Transport block size in bytes for a spectral efficiency: SE * B * eta * slot / 8.
@@ -401,14 +528,40 @@ impl RadioLink {
             s.sinr_ul = s.sinr_dl;
         } else if !self.cfg.sinr_schedule.is_empty() {
             // SINR schedule: the latest step at or before now; LoS while SINR >= 0 dB
-            let v = self.cfg.sinr_schedule.iter().take_while(|x| x.t <= now).last().map_or(self.cfg.sinr_schedule[0].sinr_db, |x| x.sinr_db);
+            let v = self
+                .cfg
+                .sinr_schedule
+                .iter()
+                .take_while(|x| x.t <= now)
+                .last()
+                .map_or(self.cfg.sinr_schedule[0].sinr_db, |x| x.sinr_db);
             s.sinr_dl = v;
             // uplink: 7 dB less power, 2 dB better noise figure
-            s.sinr_ul = v - (self.cfg.gnb_tx_power_dbm - self.cfg.ue_tx_power_dbm) + (self.cfg.ue_noise_figure_db - self.cfg.gnb_noise_figure_db);
+            s.sinr_ul = v - (self.cfg.gnb_tx_power_dbm - self.cfg.ue_tx_power_dbm)
+                + (self.cfg.ue_noise_figure_db - self.cfg.gnb_noise_figure_db);
             s.los = v >= 0.0;
         } else {
-            let vis = geometry::visibility(self.cfg.gnb_position, pos, &self.cfg.obstacles);
-            let (pl, sigma) = channel::path_loss(self.cfg.pathloss, !vis.nlos, self.cfg.gnb_position, pos, f);
+            let mut vis = geometry::visibility(self.cfg.gnb_position, pos, &self.cfg.obstacles);
+            let (mut pl, sigma) =
+                channel::path_loss(self.cfg.pathloss, !vis.nlos, self.cfg.gnb_position, pos, f);
+            if let Some(tr) = &mut self.tracker {
+                // ns3-mmwave: its own (2D) LoS rule; NLoS and the return to LoS follow the
+                // tracker's blockage traces relative to the LoS loss; never below 0 dB
+                vis.nlos =
+                    geometry::ns3_mmwave_blocked(self.cfg.gnb_position, pos, &self.cfg.obstacles);
+                tr.advance(now, !vis.nlos);
+                let los_pl =
+                    los_tracker::path_loss(true, geometry::dist(self.cfg.gnb_position, pos), f);
+                pl = match tr.offset_db(!vis.nlos) {
+                    Some(g) => los_pl - g,
+                    None => los_tracker::path_loss(
+                        !vis.nlos,
+                        geometry::dist(self.cfg.gnb_position, pos),
+                        f,
+                    ),
+                }
+                .max(0.0);
+            }
             let sf = self.shadow.sample(pos, !vis.nlos, sigma);
             s.los = !vis.nlos;
             s.pathloss_db = pl;
@@ -422,7 +575,11 @@ impl RadioLink {
         }
         let est = self.estimate(0);
         let se = self.spectral_efficiency(est);
-        let cap = if self.trace_mode { self.state.trace_dl_bytes } else { self.tbs(se) * self.slots_per_update };
+        let cap = if self.trace_mode {
+            self.state.trace_dl_bytes
+        } else {
+            self.tbs(se) * self.slots_per_update
+        };
         self.samples.push(RadioSample {
             t: now,
             x: pos[0],
@@ -459,12 +616,19 @@ impl RadioLink {
     /// Downlink SINR recorded at time `t` (for cross-layer feeds), if the run has reached it.
     pub fn sinr_dl_at(&self, t: Time) -> Option<f64> {
         let i = (t.0 / self.cfg.update.0) as usize;
-        self.samples.get(i.min(self.samples.len().saturating_sub(1))).map(|s| s.sinr_dl_db)
+        self.samples
+            .get(i.min(self.samples.len().saturating_sub(1)))
+            .map(|s| s.sinr_dl_db)
     }
 
     /// Offer a packet to direction `d`; returns whether a slot event must be scheduled (and
     /// when), or the drop cause.
-    pub fn enqueue(&mut self, d: usize, pkt: &Packet, now: Time) -> Result<Option<Time>, DropCause> {
+    pub fn enqueue(
+        &mut self,
+        d: usize,
+        pkt: &Packet,
+        now: Time,
+    ) -> Result<Option<Time>, DropCause> {
         self.dirs[d].enqueue(pkt, now)?;
         Ok(self.wake(d, now))
     }
@@ -483,7 +647,13 @@ impl RadioLink {
     /// One slot of direction `d` at `now`: packets delivered in order to the far end go to
     /// `out`, discarded and AQM-dropped packets to `drops`. Returns the next slot time if there
     /// is more work.
-    pub fn slot(&mut self, d: usize, now: Time, out: &mut Vec<Packet>, drops: &mut Vec<(Packet, DropCause)>) -> Option<Time> {
+    pub fn slot(
+        &mut self,
+        d: usize,
+        now: Time,
+        out: &mut Vec<Packet>,
+        drops: &mut Vec<(Packet, DropCause)>,
+    ) -> Option<Time> {
         self.dirs[d].slot_scheduled = false;
         self.dirs[d].deliver(out, drops);
         let sinr = self.current(d);
@@ -495,7 +665,11 @@ impl RadioLink {
         let harq_max = self.cfg.harq_max_tx;
         let outage = sinr < self.cfg.outage_sinr_db;
         if trace {
-            let per_update = if d == 0 { self.state.trace_dl_bytes } else { self.state.trace_ul_bytes };
+            let per_update = if d == 0 {
+                self.state.trace_dl_bytes
+            } else {
+                self.state.trace_ul_bytes
+            };
             let dir = &mut self.dirs[d];
             dir.credit = dir.credit.min(per_update) + per_update / self.slots_per_update;
             if per_update > 0 {
@@ -517,7 +691,7 @@ impl RadioLink {
                 dir.stats.harq_retx += 1;
                 dir.stats.air_bytes += h.segs.iter().map(|s| s.1 as u64).sum::<u64>();
                 // chase combining: + 10 log10(n) dB after n transmissions
-                let delta = sinr + 10.0 * (h.tx as f64).log10() - h.est_sinr;
+                let delta = sinr + 10.0 * (h.tx as f64).log10() - h.ref_sinr;
                 if dir.rng.bernoulli(Self::bler(delta)) {
                     dir.stats.tb_failures += 1;
                     if h.tx < harq_max {
@@ -530,7 +704,7 @@ impl RadioLink {
                     dir.pending = h.segs;
                 }
             } else {
-                let se = self.spectral_efficiency(est);
+                let (se, ref_sinr) = self.choose(est);
                 let cap = self.tbs(se);
                 if cap > 0 {
                     let dir = &mut self.dirs[d];
@@ -538,10 +712,15 @@ impl RadioLink {
                     if !segs.is_empty() {
                         dir.stats.tbs += 1;
                         dir.stats.air_bytes += segs.iter().map(|s| s.1 as u64).sum::<u64>();
-                        if dir.rng.bernoulli(Self::bler(sinr - est)) {
+                        if dir.rng.bernoulli(Self::bler(sinr - ref_sinr)) {
                             dir.stats.tb_failures += 1;
                             if harq_max > 1 {
-                                dir.harq.push_back(Harq { due: now + harq_rtt, tx: 1, est_sinr: est, segs });
+                                dir.harq.push_back(Harq {
+                                    due: now + harq_rtt,
+                                    tx: 1,
+                                    ref_sinr,
+                                    segs,
+                                });
                             } else {
                                 dir.harq_gave_up(&segs, now, cfg_status, max_retx);
                             }
@@ -578,6 +757,26 @@ mod tests {
         assert!((RadioLink::bler(0.0) - 0.0998).abs() < 1e-3);
         assert!(RadioLink::bler(-10.0) > 0.999);
         assert!(RadioLink::bler(5.0) < 1e-5);
+    }
+
+    #[test]
+    fn ns3_mmwave_mcs_table() {
+        let cfg = RadioConfig {
+            link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
+            ..RadioConfig::default()
+        };
+        let r = RadioLink::new(&cfg, 0, 1, 1, "r");
+        // nothing below MCS 0's 10 % threshold, MCS 0 at it, MCS 28 (5.52 b/RE) from 20.08 dB
+        assert_eq!(r.choose(-7.25), (0.0, -7.25));
+        assert_eq!(r.choose(-7.24), (0.16, -7.24));
+        assert_eq!(r.choose(5.0), (1.48, 4.70));
+        assert_eq!(r.choose(45.0), (5.52, 20.08));
+        // the thresholds and efficiencies both increase with the MCS
+        assert!(NS3_MMWAVE_MCS
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+        // the block error rate is measured against the chosen MCS's threshold: 10 % there
+        assert!((RadioLink::bler(5.0 - r.choose(5.0).1) - RadioLink::bler(0.3)).abs() < 1e-12);
     }
 
     #[test]

@@ -7,10 +7,11 @@
 pub mod channel;
 pub mod geometry;
 pub mod link;
+pub mod los_tracker;
 
 pub use channel::PathLossModel;
 pub use geometry::{Obstacle, ObstacleKind, VelocityChange};
-pub use link::{RadioLink, RadioSample};
+pub use link::{LinkAdaptation, RadioLink, RadioSample};
 
 use crate::net::QueueConfig;
 use crate::time::{Dur, Time};
@@ -53,6 +54,8 @@ pub struct RadioConfig {
     pub eta: f64,
     /// Age of the SINR estimate used by link adaptation (CQI delay).
     pub cqi_delay: Dur,
+    /// How the SINR estimate becomes a spectral efficiency and a block error rate.
+    pub link_adaptation: LinkAdaptation,
     /// Spectral efficiency cap, b/s/Hz (256-QAM, rate 948/1024).
     pub se_cap: f64,
     /// Below this SINR nothing is delivered (outage); SE is 0.
@@ -104,13 +107,17 @@ impl Default for RadioConfig {
             slot: Dur::from_micros(125),
             eta: 0.75,
             cqi_delay: Dur::from_millis(1),
+            link_adaptation: LinkAdaptation::Shannon,
             se_cap: 7.4063,
             outage_sinr_db: -10.0,
             harq_rtt_slots: 8,
             harq_max_tx: 4,
             rlc_status: Dur::from_millis(5),
             rlc_max_retx: 8,
-            rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(2_621_440), limit_packets: None },
+            rlc_buffer: QueueConfig::DropTail {
+                limit_bytes: Some(2_621_440),
+                limit_packets: None,
+            },
             ul_scheduling_slots: 4,
             sinr_schedule: Vec::new(),
             trace_dl: Vec::new(),
@@ -140,6 +147,21 @@ impl RadioConfig {
         for o in &self.obstacles {
             if (0..3).any(|k| o.min[k] > o.max[k]) {
                 return Err("radio: an obstacle has min > max".into());
+            }
+        }
+        if self.pathloss == PathLossModel::BuildingsObstacle {
+            if !los_tracker::carrier_supported(self.carrier_ghz) {
+                return Err(format!(
+                    "radio: pathloss \"buildings-obstacle\" is defined at 28 and 73 GHz only (ns3-mmwave's model), not {} GHz",
+                    self.carrier_ghz
+                ));
+            }
+            if self
+                .obstacles
+                .iter()
+                .any(|o| o.kind == ObstacleKind::Foliage)
+            {
+                return Err("radio: pathloss \"buildings-obstacle\" treats every obstacle as a building (ns3-mmwave has no foliage); use kind = \"building\"".into());
             }
         }
         Ok(())

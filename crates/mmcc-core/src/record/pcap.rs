@@ -26,13 +26,21 @@ impl PcapWriter {
         w.write_all(&0u32.to_le_bytes())?;
         w.write_all(&65535u32.to_le_bytes())?;
         w.write_all(&LINKTYPE_RAW.to_le_bytes())?;
-        Ok(PcapWriter { w, error: None, packets: 0 })
+        Ok(PcapWriter {
+            w,
+            error: None,
+            packets: 0,
+        })
     }
 
     fn checksum(data: &[u8]) -> u16 {
         let mut sum: u32 = 0;
         for c in data.chunks(2) {
-            let v = if c.len() == 2 { u16::from_be_bytes([c[0], c[1]]) } else { (c[0] as u16) << 8 };
+            let v = if c.len() == 2 {
+                u16::from_be_bytes([c[0], c[1]])
+            } else {
+                (c[0] as u16) << 8
+            };
             sum += v as u32;
         }
         while sum >> 16 != 0 {

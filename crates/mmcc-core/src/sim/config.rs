@@ -152,7 +152,9 @@ impl SimConfig {
         }
         for (i, l) in self.links.iter().enumerate() {
             if l.a as usize >= n || l.b as usize >= n || l.a == l.b {
-                return Err(format!("links[{i}]: ends must be two different existing nodes"));
+                return Err(format!(
+                    "links[{i}]: ends must be two different existing nodes"
+                ));
             }
             if l.rate.0 == 0 {
                 return Err(format!("links[{i}].rate must be positive"));
@@ -161,11 +163,14 @@ impl SimConfig {
                 return Err(format!("links[{i}].mtu must be at least 100 bytes"));
             }
             for (dir, d) in [("forward", &l.ab), ("reverse", &l.ba)] {
-                d.validate_rate_steps().map_err(|e| format!("links[{i}].{dir}.{e}"))?;
+                d.validate_rate_steps()
+                    .map_err(|e| format!("links[{i}].{dir}.{e}"))?;
             }
         }
         // the series have duration / bin rows per flow: keep them bounded
-        if self.record.bin < Dur::from_micros(1) || self.duration.0 / self.record.bin.0.max(1) > MAX_BINS {
+        if self.record.bin < Dur::from_micros(1)
+            || self.duration.0 / self.record.bin.0.max(1) > MAX_BINS
+        {
             return Err(format!(
                 "record.bin: {} ns gives more than {MAX_BINS} bins over the run; allowed: at least 1us and at most {MAX_BINS} bins (duration / bin)",
                 self.record.bin.0
@@ -173,16 +178,22 @@ impl SimConfig {
         }
         for (i, r) in self.radios.iter().enumerate() {
             if r.gnb as usize >= n || r.ue as usize >= n || r.gnb == r.ue {
-                return Err(format!("radios[{i}]: gnb and ue must be two different existing nodes"));
+                return Err(format!(
+                    "radios[{i}]: gnb and ue must be two different existing nodes"
+                ));
             }
-            r.radio.validate().map_err(|e| format!("radios[{i}]: {e}"))?;
+            r.radio
+                .validate()
+                .map_err(|e| format!("radios[{i}]: {e}"))?;
         }
         if self.flows.is_empty() {
             return Err("a scenario needs at least one flow".into());
         }
         for (i, f) in self.flows.iter().enumerate() {
             if f.src as usize >= n || f.dst as usize >= n || f.src == f.dst {
-                return Err(format!("flows[{i}]: src and dst must be two different existing nodes"));
+                return Err(format!(
+                    "flows[{i}]: src and dst must be two different existing nodes"
+                ));
             }
             if f.tcp.mss == 0 || f.tcp.mss > 65_000 {
                 return Err(format!("flows[{i}].tcp.mss must be in 1..=65000"));
@@ -192,12 +203,20 @@ impl SimConfig {
             }
             let tcp = f.tcp.resolve();
             if tcp.snd_buf < tcp.mss as u64 || tcp.rcv_buf < tcp.mss as u64 {
-                return Err(format!("flows[{i}].tcp: snd_buf and rcv_buf must hold at least one segment"));
+                return Err(format!(
+                    "flows[{i}].tcp: snd_buf and rcv_buf must hold at least one segment"
+                ));
             }
             // A zero timer would re-fire at the same instant forever.
-            for (name, d) in [("initial_rto", tcp.initial_rto), ("min_rto", tcp.min_rto), ("max_rto", tcp.max_rto)] {
+            for (name, d) in [
+                ("initial_rto", tcp.initial_rto),
+                ("min_rto", tcp.min_rto),
+                ("max_rto", tcp.max_rto),
+            ] {
                 if d < Dur::from_millis(1) || d > Dur::from_secs(3600) {
-                    return Err(format!("flows[{i}].tcp.{name} = {d} is out of range; allowed: 1ms..1h"));
+                    return Err(format!(
+                        "flows[{i}].tcp.{name} = {d} is out of range; allowed: 1ms..1h"
+                    ));
                 }
             }
             if tcp.max_rto < tcp.min_rto {
@@ -205,7 +224,10 @@ impl SimConfig {
             }
             if let Some(feed) = &f.sinr_feed {
                 if feed.radio >= self.radios.len() {
-                    return Err(format!("flows[{i}].sinr_feed: radio {} does not exist", feed.radio));
+                    return Err(format!(
+                        "flows[{i}].sinr_feed: radio {} does not exist",
+                        feed.radio
+                    ));
                 }
             }
             if let Some(stop) = f.stop {
@@ -219,7 +241,9 @@ impl SimConfig {
         }
         if let Some(p) = &self.pcap {
             if p.link >= self.links.len() || !(p.direction == "ab" || p.direction == "ba") {
-                return Err("pcap: link must be an existing link index and direction 'ab' or 'ba'".into());
+                return Err(
+                    "pcap: link must be an existing link index and direction 'ab' or 'ba'".into(),
+                );
             }
         }
         Ok(())

@@ -21,19 +21,39 @@ use std::collections::{BTreeMap, VecDeque};
 #[derive(Clone, Copy, Debug)]
 enum Event {
     /// The head of channel `chan`'s propagation FIFO arrives at the far end.
-    Arrive { chan: u32 },
+    Arrive {
+        chan: u32,
+    },
     /// End of a transmission on a channel with a real queue (CoDel).
-    TxDone { chan: u32 },
+    TxDone {
+        chan: u32,
+    },
     /// A reordered packet (held in `delayed[slot]`) arrives.
-    Delayed { chan: u32, slot: u32 },
+    Delayed {
+        chan: u32,
+        slot: u32,
+    },
     /// A TCP timer.
-    Timer { flow: u32, kind: TimerKind, gen: u32 },
-    FlowStart { flow: u32 },
-    FlowStop { flow: u32 },
+    Timer {
+        flow: u32,
+        kind: TimerKind,
+        gen: u32,
+    },
+    FlowStart {
+        flow: u32,
+    },
+    FlowStop {
+        flow: u32,
+    },
     /// A radio direction's slot.
-    RadioSlot { radio: u32, dir: u8 },
+    RadioSlot {
+        radio: u32,
+        dir: u8,
+    },
     /// A radio link's channel update.
-    RadioTick { radio: u32 },
+    RadioTick {
+        radio: u32,
+    },
 }
 
 struct Flow {
@@ -90,12 +110,33 @@ impl Simulation {
 
     /// Build with caller-supplied algorithm objects for some flows (flow index -> algorithm),
     /// e.g. algorithms written in Python; the other flows use the registry.
-    pub fn with_algorithms(cfg: SimConfig, mut custom: BTreeMap<usize, Box<dyn CongestionControl>>) -> Result<Simulation, String> {
+    pub fn with_algorithms(
+        cfg: SimConfig,
+        mut custom: BTreeMap<usize, Box<dyn CongestionControl>>,
+    ) -> Result<Simulation, String> {
         cfg.validate_with(&|i| custom.contains_key(&i))?;
         let mut chans = Vec::new();
         for (i, l) in cfg.links.iter().enumerate() {
-            chans.push(Channel::new(l.a, l.b, l.rate, l.delay, l.mtu, &l.ab, cfg.seed, &format!("link/{i}/ab")));
-            chans.push(Channel::new(l.b, l.a, l.rate, l.delay, l.mtu, &l.ba, cfg.seed, &format!("link/{i}/ba")));
+            chans.push(Channel::new(
+                l.a,
+                l.b,
+                l.rate,
+                l.delay,
+                l.mtu,
+                &l.ab,
+                cfg.seed,
+                &format!("link/{i}/ab"),
+            ));
+            chans.push(Channel::new(
+                l.b,
+                l.a,
+                l.rate,
+                l.delay,
+                l.mtu,
+                &l.ba,
+                cfg.seed,
+                &format!("link/{i}/ba"),
+            ));
         }
         let radios: Vec<RadioLink> = cfg
             .radios
@@ -120,7 +161,11 @@ impl Simulation {
                 }
             }
         }
-        let handoff_to = if cfg.engine.cut_through { Self::cut_through_plan(&cfg, &route, &chans, &ends) } else { Vec::new() };
+        let handoff_to = if cfg.engine.cut_through {
+            Self::cut_through_plan(&cfg, &route, &chans, &ends)
+        } else {
+            Vec::new()
+        };
         for (c, next) in handoff_to.iter().enumerate() {
             if next.is_some() {
                 chans[c].cut_through = true;
@@ -131,7 +176,9 @@ impl Simulation {
         for (i, f) in cfg.flows.iter().enumerate() {
             let algo = match custom.remove(&i) {
                 Some(a) => a,
-                None => cca::build(&f.cca, &f.cca_params).map_err(|e| format!("flows[{i}]: {e}"))?,
+                None => {
+                    cca::build(&f.cca, &f.cca_params).map_err(|e| format!("flows[{i}]: {e}"))?
+                }
             };
             let cca_name = algo.name().to_string();
             let tcp = f.tcp.resolve();
@@ -146,7 +193,8 @@ impl Simulation {
         }
         let pcap = match &cfg.pcap {
             Some(p) => {
-                let w = PcapWriter::create(&p.path).map_err(|e| format!("pcap: cannot create '{}': {e}", p.path))?;
+                let w = PcapWriter::create(&p.path)
+                    .map_err(|e| format!("pcap: cannot create '{}': {e}", p.path))?;
                 let chan = (2 * p.link + usize::from(p.direction == "ba")) as u32;
                 Some((chan, w))
             }
@@ -225,7 +273,10 @@ impl Simulation {
                 }
             }
         }
-        let pcap_chan = cfg.pcap.as_ref().map(|p| (2 * p.link + usize::from(p.direction == "ba")) as u32);
+        let pcap_chan = cfg
+            .pcap
+            .as_ref()
+            .map(|p| (2 * p.link + usize::from(p.direction == "ba")) as u32);
         (0..chans.len())
             .map(|c| {
                 let n = next_of[c].flatten()?;
@@ -339,7 +390,8 @@ impl Simulation {
             Event::RadioSlot { radio, dir } => {
                 let mut out = Vec::new();
                 let mut drops = Vec::new();
-                let next = self.radios[radio as usize].slot(dir as usize, now, &mut out, &mut drops);
+                let next =
+                    self.radios[radio as usize].slot(dir as usize, now, &mut out, &mut drops);
                 let port = self.radio_port(radio, dir);
                 for (p, cause) in drops {
                     self.count_drop(port, &p, cause);
@@ -381,8 +433,16 @@ impl Simulation {
         let mut timers = std::mem::take(&mut self.timer_reqs);
         {
             let fl = &mut self.flows[flow as usize];
-            let mut parts = FlowParts { sender: &mut fl.sender, receiver: &mut fl.receiver };
-            let mut ctx = Ctx { now, out: &mut out, timers: &mut timers, rec: &mut fl.rec };
+            let mut parts = FlowParts {
+                sender: &mut fl.sender,
+                receiver: &mut fl.receiver,
+            };
+            let mut ctx = Ctx {
+                now,
+                out: &mut out,
+                timers: &mut timers,
+                rec: &mut fl.rec,
+            };
             f(&mut parts, &mut ctx);
         }
         for (kind, t, gen) in timers.drain(..) {
@@ -437,7 +497,13 @@ impl Simulation {
             let d = &self.radios[k / 2].dirs[k % 2];
             (self.cfg.links.len() + k / 2, d.from, d.to)
         };
-        (link as i64, format!("{}->{}", self.cfg.nodes[from as usize], self.cfg.nodes[to as usize]))
+        (
+            link as i64,
+            format!(
+                "{}->{}",
+                self.cfg.nodes[from as usize], self.cfg.nodes[to as usize]
+            ),
+        )
     }
 
     fn at_endpoint(&mut self, pkt: &Packet) {
@@ -492,7 +558,9 @@ impl Simulation {
             self.sched.schedule(t, Event::TxDone { chan });
         }
         if w.delayed {
-            let (t, p) = self.chans[chan as usize].take_delayed().expect("delayed packet");
+            let (t, p) = self.chans[chan as usize]
+                .take_delayed()
+                .expect("delayed packet");
             let slot = match self.delayed_free.pop() {
                 Some(s) => {
                     self.delayed[s as usize] = Some(p);
@@ -510,7 +578,9 @@ impl Simulation {
     /// Cut-through: `chan` transmitted a packet; it reaches the router at `at` and is offered
     /// to the next channel with that time (see `cut_through_plan`).
     fn handoff(&mut self, chan: u32) {
-        let (at, pkt) = self.chans[chan as usize].take_handoff().expect("handoff packet");
+        let (at, pkt) = self.chans[chan as usize]
+            .take_handoff()
+            .expect("handoff packet");
         match self.chans[chan as usize].arrive_handoff(&pkt, at) {
             Verdict::Drop(cause) => self.count_drop(chan, &pkt, cause),
             Verdict::Deliver => {
@@ -594,7 +664,9 @@ impl Simulation {
                 }
             }
             if f.rec.counters.stream_violations != 0 {
-                return Err(format!("flow {i}: receiver delivered out of order or twice"));
+                return Err(format!(
+                    "flow {i}: receiver delivered out of order or twice"
+                ));
             }
             if f.receiver.delivered != f.receiver.rcv_nxt {
                 return Err(format!("flow {i}: delivered bytes != rcv_nxt"));
@@ -603,13 +675,21 @@ impl Simulation {
                 return Err(format!("flow {i}: receiver got bytes never sent"));
             }
             if f.sender.sb.snd_una > f.receiver.rcv_nxt {
-                return Err(format!("flow {i}: sender saw an ACK for bytes not received"));
+                return Err(format!(
+                    "flow {i}: sender saw an ACK for bytes not received"
+                ));
             }
-            f.sender.sb.check().map_err(|e| format!("flow {i}: scoreboard: {e}"))?;
+            f.sender
+                .sb
+                .check()
+                .map_err(|e| format!("flow {i}: scoreboard: {e}"))?;
             // the sender never puts more in the pipe than cwnd allows (PRR's sndcnt included:
             // in recovery cwnd = pipe + sndcnt), but for RFC 6675 (4.3)'s first retransmission
             if f.sender.over_cwnd_sends != 0 {
-                return Err(format!("flow {i}: {} transmissions exceeded cwnd", f.sender.over_cwnd_sends));
+                return Err(format!(
+                    "flow {i}: {} transmissions exceeded cwnd",
+                    f.sender.over_cwnd_sends
+                ));
             }
         }
         Ok(())
@@ -674,7 +754,10 @@ pub fn run(cfg: SimConfig) -> Result<RunOutput, String> {
 }
 
 /// [`run`] with caller-supplied algorithm objects for some flows.
-pub fn run_with_algorithms(cfg: SimConfig, custom: BTreeMap<usize, Box<dyn CongestionControl>>) -> Result<RunOutput, String> {
+pub fn run_with_algorithms(
+    cfg: SimConfig,
+    custom: BTreeMap<usize, Box<dyn CongestionControl>>,
+) -> Result<RunOutput, String> {
     run_interruptible(cfg, custom, || false).map(|(out, _)| out)
 }
 
@@ -698,7 +781,8 @@ pub fn run_interruptible(
             break;
         }
     }
-    sim.check_invariants().map_err(|e| format!("internal invariant violated: {e}"))?;
+    sim.check_invariants()
+        .map_err(|e| format!("internal invariant violated: {e}"))?;
     let pcap = sim.close_pcap()?;
     Ok((RunOutput::collect(&sim, pcap), stopped))
 }

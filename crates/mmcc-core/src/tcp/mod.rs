@@ -11,8 +11,8 @@
 //! - [`sender`] and [`receiver`]: the two endpoints.
 
 pub mod app;
-pub mod prr;
 pub mod profile;
+pub mod prr;
 pub mod rate;
 pub mod receiver;
 pub mod rtt;
@@ -135,7 +135,10 @@ impl Default for TcpConfig {
 impl TcpConfig {
     /// A configuration of `profile` with every other key at its profile value.
     pub fn with_profile(profile: Profile) -> TcpConfig {
-        TcpConfig { profile, ..Default::default() }
+        TcpConfig {
+            profile,
+            ..Default::default()
+        }
     }
 
     /// The concrete settings: each unset key takes the profile's value.
@@ -157,7 +160,9 @@ impl TcpConfig {
             quickack: self.quickack.unwrap_or(p.quickack),
             snd_buf: self.snd_buf.unwrap_or(p.snd_buf),
             rcv_buf: self.rcv_buf.unwrap_or(p.rcv_buf),
-            detect_lost_retransmissions: self.detect_lost_retransmissions.unwrap_or(p.detect_lost_retransmissions),
+            detect_lost_retransmissions: self
+                .detect_lost_retransmissions
+                .unwrap_or(p.detect_lost_retransmissions),
             cwnd_validation: self.cwnd_validation.unwrap_or(p.cwnd_validation),
             timestamps: self.timestamps.unwrap_or(p.timestamps),
             frto: self.frto.unwrap_or(p.frto),

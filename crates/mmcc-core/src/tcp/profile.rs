@@ -144,13 +144,30 @@ mod tests {
     #[test]
     fn unset_keys_take_the_profile_value_and_set_keys_override_it() {
         let ns3 = TcpConfig::with_profile(Profile::Ns3).resolve();
-        assert_eq!((ns3.min_rto, ns3.delack_timeout, ns3.rcv_buf), (Dur::from_secs(1), Dur::from_millis(200), 131_072));
-        assert!(!ns3.detect_lost_retransmissions && !ns3.cwnd_validation && !ns3.quickack && !ns3.frto);
+        assert_eq!(
+            (ns3.min_rto, ns3.delack_timeout, ns3.rcv_buf),
+            (Dur::from_secs(1), Dur::from_millis(200), 131_072)
+        );
+        assert!(
+            !ns3.detect_lost_retransmissions && !ns3.cwnd_validation && !ns3.quickack && !ns3.frto
+        );
         let linux = TcpConfig::default().resolve();
         assert_eq!(linux.profile, Profile::Linux);
-        assert_eq!((linux.min_rto, linux.delack_timeout), (Dur::from_millis(200), Dur::from_millis(40)));
-        assert!(linux.detect_lost_retransmissions && linux.cwnd_validation && linux.quickack && linux.frto);
-        let mixed = TcpConfig { min_rto: Some(Dur::from_millis(300)), ..TcpConfig::with_profile(Profile::Ns3) }.resolve();
+        assert_eq!(
+            (linux.min_rto, linux.delack_timeout),
+            (Dur::from_millis(200), Dur::from_millis(40))
+        );
+        assert!(
+            linux.detect_lost_retransmissions
+                && linux.cwnd_validation
+                && linux.quickack
+                && linux.frto
+        );
+        let mixed = TcpConfig {
+            min_rto: Some(Dur::from_millis(300)),
+            ..TcpConfig::with_profile(Profile::Ns3)
+        }
+        .resolve();
         assert_eq!(mixed.min_rto, Dur::from_millis(300));
         assert_eq!(mixed.delack_timeout, Dur::from_millis(200));
     }

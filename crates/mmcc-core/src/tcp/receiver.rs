@@ -11,7 +11,6 @@ use crate::net::{FlowId, NodeId, Packet, Range};
 use crate::time::Time;
 use std::collections::{BTreeMap, VecDeque};
 
-
 /// Marks a ring slot whose segment is not held (no real send time is this late).
 const EMPTY: Time = Time(u64::MAX);
 
@@ -29,13 +28,21 @@ struct OooTimes {
 
 impl OooTimes {
     fn new(mss: u64) -> Self {
-        OooTimes { mss: mss.max(1), ring_base: 0, ring: VecDeque::new(), other: BTreeMap::new() }
+        OooTimes {
+            mss: mss.max(1),
+            ring_base: 0,
+            ring: VecDeque::new(),
+            other: BTreeMap::new(),
+        }
     }
 
     /// Store a segment; false if it was already stored (a duplicate).
     fn insert(&mut self, seq: u64, len: u32, t: Time) -> bool {
         // the usual case: the full segment right above the ring (no division)
-        if len as u64 == self.mss && !self.ring.is_empty() && seq == self.ring_base + self.ring.len() as u64 * self.mss {
+        if len as u64 == self.mss
+            && !self.ring.is_empty()
+            && seq == self.ring_base + self.ring.len() as u64 * self.mss
+        {
             self.ring.push_back(t);
             return true;
         }
@@ -78,7 +85,11 @@ impl OooTimes {
             Some(&t) if self.ring_base < end => Some((self.ring_base, self.mss as u32, t)),
             _ => None,
         };
-        let other_first = self.other.first_key_value().filter(|(&k, _)| k < end).map(|(&k, &(l, t))| (k, l, t));
+        let other_first = self
+            .other
+            .first_key_value()
+            .filter(|(&k, _)| k < end)
+            .map(|(&k, &(l, t))| (k, l, t));
         match (ring_first, other_first) {
             (Some(r), Some(o)) if o.0 < r.0 => {
                 self.other.pop_first();
@@ -146,7 +157,11 @@ impl TcpReceiver {
             nrecent: 0,
             ooo_segs: OooTimes::new(cfg.mss as u64),
             pending: 0,
-            quickacks: if cfg.quickack { Self::quickack_budget(cfg) } else { 0 },
+            quickacks: if cfg.quickack {
+                Self::quickack_budget(cfg)
+            } else {
+                0
+            },
             quickack: cfg.quickack,
             opt_bytes: cfg.option_bytes() as u8,
             ts_recent: Time::ZERO,
@@ -299,10 +314,21 @@ impl TcpReceiver {
         self.delack.cancel();
         // RFC 2018: the block holding the latest segment first, then the ranges of the other
         // most recent segments (each range once).
-        let n = if self.sack && !self.ooo.is_empty() { self.nrecent } else { 0 };
+        let n = if self.sack && !self.ooo.is_empty() {
+            self.nrecent
+        } else {
+            0
+        };
         let blocks = self.recent;
-        let mut pkt =
-            Packet::new_ack(self.flow, self.node, self.peer, self.rcv_nxt, self.rcv_buf, &blocks[..n], self.ts_recent);
+        let mut pkt = Packet::new_ack(
+            self.flow,
+            self.node,
+            self.peer,
+            self.rcv_nxt,
+            self.rcv_buf,
+            &blocks[..n],
+            self.ts_recent,
+        );
         pkt.opt = self.opt_bytes;
         self.last_ack_sent = self.rcv_nxt;
         ctx.rec.counters.acks_sent += 1;
@@ -320,5 +346,4 @@ impl TcpReceiver {
             }
         }
     }
-
 }

@@ -124,7 +124,12 @@ impl TcpSender {
             cca,
             cc,
             sb: Scoreboard::new(),
-            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity),
+            rtt: RttEstimator::new(
+                cfg.initial_rto,
+                cfg.min_rto,
+                cfg.max_rto,
+                cfg.clock_granularity,
+            ),
             rate: RateSampler::default(),
             app: App::new(app, start),
             app_stopped: false,
@@ -170,7 +175,9 @@ impl TcpSender {
     }
 
     fn buffer_space(&self) -> u64 {
-        self.cfg.snd_buf.saturating_sub(self.app.written - self.sb.snd_una)
+        self.cfg
+            .snd_buf
+            .saturating_sub(self.app.written - self.sb.snd_una)
     }
 
     fn write_app_data(&mut self, now: Time) {
@@ -188,7 +195,11 @@ impl TcpSender {
         }
         let srtt = self.rtt.srtt()?;
         // Linux tcp_update_pacing_rate: 200 % of cwnd/srtt in slow start, 120 % after.
-        let factor = if self.cc.cwnd < self.cc.ssthresh / 2 { 2.0 } else { 1.2 };
+        let factor = if self.cc.cwnd < self.cc.ssthresh / 2 {
+            2.0
+        } else {
+            1.2
+        };
         let bps = factor * self.cc.cwnd as f64 * 8.0 / srtt.secs_f64().max(1e-9);
         Some(Bandwidth(bps as u64))
     }
@@ -243,7 +254,10 @@ impl TcpSender {
             // Rule 2: new data.
             let avail = self.app.written - self.sb.snd_nxt;
             if avail == 0 {
-                if pipe + self.mss <= self.cc.cwnd && self.buffer_space() == 0 && self.app.wants_more() {
+                if pipe + self.mss <= self.cc.cwnd
+                    && self.buffer_space() == 0
+                    && self.app.wants_more()
+                {
                     self.stops.sndbuf += 1; // the buffer is full of unacknowledged data
                 }
                 if pipe + self.mss <= self.cc.cwnd && self.buffer_space() > 0 {
@@ -276,7 +290,10 @@ impl TcpSender {
     fn cwnd_validate(&mut self, blocked: bool) {
         let limited = blocked || self.pipe() >= self.cc.cwnd;
         let out = self.sb.outstanding();
-        if self.sb.snd_una >= self.cwnd_usage_seq || limited || (!self.cwnd_limited && out > self.max_outstanding) {
+        if self.sb.snd_una >= self.cwnd_usage_seq
+            || limited
+            || (!self.cwnd_limited && out > self.max_outstanding)
+        {
             self.cwnd_limited = limited;
             self.max_outstanding = out;
             self.cwnd_usage_seq = self.sb.snd_nxt;
@@ -399,9 +416,15 @@ impl TcpSender {
         let prior_in_flight = self.pipe();
         let outstanding_before = self.sb.outstanding();
         let (blocks, nblocks) = pkt.sack_blocks();
-        let blocks = if self.cfg.sack { &blocks[..nblocks] } else { &[] };
+        let blocks = if self.cfg.sack {
+            &blocks[..nblocks]
+        } else {
+            &[]
+        };
         let rate = &mut self.rate;
-        let res = self.sb.on_ack(pkt.ack(), blocks, |s| rate.on_delivered(s, now));
+        let res = self
+            .sb
+            .on_ack(pkt.ack(), blocks, |s| rate.on_delivered(s, now));
         let advanced = res.cum_acked > 0;
 
         // Duplicate ACK. With SACK (RFC 6675 section 2, ns-3 `isDupack`, Linux `sacked_out`):
@@ -422,7 +445,10 @@ impl TcpSender {
             }
             if !self.cfg.sack {
                 // RFC 6937: without SACK, a duplicate ACK delivered one segment.
-                let room = self.sb.outstanding().saturating_sub(self.mss + self.dup_bytes);
+                let room = self
+                    .sb
+                    .outstanding()
+                    .saturating_sub(self.mss + self.dup_bytes);
                 let d = self.mss.min(room);
                 self.dup_bytes += d;
                 delivered += d;
@@ -434,7 +460,10 @@ impl TcpSender {
             if !self.cfg.sack {
                 // The duplicate ACKs already counted part of this span as delivered (RFC 6937
                 // without SACK; Linux tcp_remove_reno_sacks: max(acked - sacked_out, 1)).
-                delivered = res.delivered.saturating_sub(self.dup_bytes).max(self.mss.min(res.delivered));
+                delivered = res
+                    .delivered
+                    .saturating_sub(self.dup_bytes)
+                    .max(self.mss.min(res.delivered));
             }
             self.dup_bytes = self.dup_bytes.saturating_sub(res.cum_acked);
         }
@@ -450,7 +479,11 @@ impl TcpSender {
             match res.cum_front_clean {
                 Some(_) if self.ns3_timestamps => {
                     let m = ts_ms(now).saturating_sub(ts_ms(pkt.sent_at));
-                    Some(if m == 0 { Dur::from_micros(1) } else { Dur::from_millis(m) })
+                    Some(if m == 0 {
+                        Dur::from_micros(1)
+                    } else {
+                        Dur::from_millis(m)
+                    })
                 }
                 Some(t) => Some(now - t),
                 None => None,
@@ -471,7 +504,11 @@ impl TcpSender {
         self.sync_rtt();
         // What the algorithm sees as this ACK's RTT: the sample (Linux: rs->rtt_us), or in
         // ns-3 the smoothed estimate on every ACK (PktsAcked gets m_lastRtt = GetEstimate()).
-        let rtt_sample = if self.cfg.profile == Profile::Ns3 { self.rtt.srtt() } else { rtt_sample };
+        let rtt_sample = if self.cfg.profile == Profile::Ns3 {
+            self.rtt.srtt()
+        } else {
+            rtt_sample
+        };
         self.cc.snd_una = self.sb.snd_una;
         self.cc.snd_nxt = self.sb.snd_nxt;
         self.cc.delivered = self.rate.delivered;
@@ -483,7 +520,11 @@ impl TcpSender {
             Profile::Ns3 => res.cum_segments,
             Profile::Linux => delivered.div_ceil(self.mss) as u32,
         };
-        let ev = AckEvent { segments_acked, bytes_acked: res.cum_acked, rtt: rtt_sample };
+        let ev = AckEvent {
+            segments_acked,
+            bytes_acked: res.cum_acked,
+            rtt: rtt_sample,
+        };
         if res.delivered > 0 || advanced {
             self.cca.on_ack(&mut self.cc, &ev);
         }
@@ -501,9 +542,15 @@ impl TcpSender {
 
     /// RFC 6675 IsLost() marking, and lost retransmissions by send order when enabled.
     fn detect_losses(&mut self, ack: &AckInfo) -> u64 {
-        let mut newly_lost = if self.cfg.sack && ack.new_sack { self.sb.mark_losses(self.cfg.dupthresh) } else { 0 };
+        let mut newly_lost = if self.cfg.sack && ack.new_sack {
+            self.sb.mark_losses(self.cfg.dupthresh)
+        } else {
+            0
+        };
         if self.cfg.sack && self.cfg.detect_lost_retransmissions {
-            newly_lost += self.sb.detect_lost_retransmissions(self.cfg.dupthresh as u64);
+            newly_lost += self
+                .sb
+                .detect_lost_retransmissions(self.cfg.dupthresh as u64);
         }
         newly_lost
     }
@@ -539,7 +586,11 @@ impl TcpSender {
                     self.enter_recovery(ack.prior_in_flight, ack.delivered, ctx);
                     return false;
                 }
-                let st = if self.dupacks > 0 || self.sb.sacked_bytes() > 0 { CaState::Disorder } else { CaState::Open };
+                let st = if self.dupacks > 0 || self.sb.sacked_bytes() > 0 {
+                    CaState::Disorder
+                } else {
+                    CaState::Open
+                };
                 self.set_state(st, ctx);
                 // ns-3 grows cwnd only once back in Open (TcpSocketBase::ProcessAck); Linux
                 // also in Disorder (tcp_may_raise_cwnd).
@@ -554,7 +605,11 @@ impl TcpSender {
                     }
                     self.dup_bytes = 0;
                     self.dupacks = 0;
-                    let st = if self.sb.sacked_bytes() > 0 { CaState::Disorder } else { CaState::Open };
+                    let st = if self.sb.sacked_bytes() > 0 {
+                        CaState::Disorder
+                    } else {
+                        CaState::Open
+                    };
                     self.set_state(st, ctx);
                     ack.advanced
                 } else {
@@ -563,8 +618,15 @@ impl TcpSender {
                         self.sb.mark_head_lost();
                     }
                     if !controls {
-                        let ssrb = self.ssrb(ack.advanced && newly_lost == 0, ack.retransmitted_acked);
-                        self.cc.cwnd = self.prr.on_ack(ack.delivered, self.pipe(), self.cc.ssthresh, self.mss, ssrb);
+                        let ssrb =
+                            self.ssrb(ack.advanced && newly_lost == 0, ack.retransmitted_acked);
+                        self.cc.cwnd = self.prr.on_ack(
+                            ack.delivered,
+                            self.pipe(),
+                            self.cc.ssthresh,
+                            self.mss,
+                            ssrb,
+                        );
                     }
                     false
                 }
@@ -593,7 +655,8 @@ impl TcpSender {
         }
         if self.undo.frto {
             // Step 3b: never-retransmitted data sent before the timeout was (S)ACKed.
-            if ack.orig_min_end.is_some_and(|e| e <= high_seq) && self.try_undo_loss(true, ack, ctx) {
+            if ack.orig_min_end.is_some_and(|e| e <= high_seq) && self.try_undo_loss(true, ack, ctx)
+            {
                 return ack.advanced;
             }
             if self.sb.snd_nxt > high_seq {
@@ -630,7 +693,10 @@ impl TcpSender {
     fn may_undo(&self, ack: &AckInfo) -> bool {
         self.undo.armed
             && self.cfg.timestamps
-            && self.undo.retrans_stamp.is_some_and(|r| ts_ms(ack.echo) < ts_ms(r))
+            && self
+                .undo
+                .retrans_stamp
+                .is_some_and(|r| ts_ms(ack.echo) < ts_ms(r))
     }
 
     /// Linux `tcp_try_undo_loss`: undo the timeout's reduction when F-RTO proved it spurious
@@ -691,21 +757,34 @@ impl TcpSender {
     /// The profile's PRR-SSRB rule for this ACK (see `prr.rs`).
     fn ssrb(&self, una_advanced_no_new_loss: bool, retransmitted_data_acked: bool) -> Ssrb {
         match self.cfg.profile {
-            Profile::Linux => Ssrb::Linux { una_advanced_no_new_loss },
-            Profile::Ns3 => Ssrb::Ns3 { retransmitted_data_acked },
+            Profile::Linux => Ssrb::Linux {
+                una_advanced_no_new_loss,
+            },
+            Profile::Ns3 => Ssrb::Ns3 {
+                retransmitted_data_acked,
+            },
         }
     }
 
     fn enter_recovery(&mut self, prior_in_flight: u64, delivered: u64, ctx: &mut Ctx) {
         ctx.rec.counters.fast_retransmits += 1;
-        ctx.rec.event(ctx.now, "fast_retransmit", self.sb.snd_una as f64);
+        ctx.rec
+            .event(ctx.now, "fast_retransmit", self.sb.snd_una as f64);
         let prior_cwnd = self.cc.cwnd;
         // ns-3: the pipe after this ACK (EnterRecovery's BytesInFlight); Linux reads cwnd.
-        let flight = if self.cfg.profile == Profile::Ns3 { self.pipe() } else { prior_in_flight };
+        let flight = if self.cfg.profile == Profile::Ns3 {
+            self.pipe()
+        } else {
+            prior_in_flight
+        };
         self.cc.bytes_in_flight = flight;
         self.recover = Some(self.sb.snd_nxt);
         self.dupacks = 0;
-        let ev = CongestionEvent { kind: CongestionKind::FastRetransmit, prior_cwnd, bytes_in_flight: flight };
+        let ev = CongestionEvent {
+            kind: CongestionKind::FastRetransmit,
+            prior_cwnd,
+            bytes_in_flight: flight,
+        };
         if !self.cca.uses_fast_recovery() {
             // Tahoe: ssthresh from the algorithm, cwnd = 1 segment, slow start; the lost
             // segments are retransmitted in order as the window opens (Loss state).
@@ -733,7 +812,9 @@ impl TcpSender {
         if !controls {
             // the ACK that starts recovery acknowledges no retransmission
             let ssrb = self.ssrb(false, false);
-            self.cc.cwnd = self.prr.on_ack(delivered, self.pipe(), self.cc.ssthresh, self.mss, ssrb);
+            self.cc.cwnd =
+                self.prr
+                    .on_ack(delivered, self.pipe(), self.cc.ssthresh, self.mss, ssrb);
         }
         // RFC 6675 (4.3): the first retransmission goes out whatever the window says.
         if let Some(id) = self.sb.next_lost() {
@@ -745,7 +826,10 @@ impl TcpSender {
     /// in Loss with the head retransmitted. Linux (`tcp_enter_loss`): at a new episode only
     /// (state below Recovery, or the previous episode over, or no retransmission yet).
     fn rto_lowers_ssthresh(&self) -> bool {
-        let head_retransmitted = self.sb.head_id().is_some_and(|id| self.sb.get(id).tx_count > 1);
+        let head_retransmitted = self
+            .sb
+            .head_id()
+            .is_some_and(|id| self.sb.get(id).tx_count > 1);
         match self.cfg.profile {
             Profile::Ns3 => self.cc.state != CaState::Loss || !head_retransmitted,
             Profile::Linux => {
@@ -785,7 +869,11 @@ impl TcpSender {
         }
         // RFC 5681: loss window of one segment, slow start.
         self.cc.cwnd = self.mss;
-        let ev = CongestionEvent { kind: CongestionKind::Timeout, prior_cwnd, bytes_in_flight: self.cc.bytes_in_flight };
+        let ev = CongestionEvent {
+            kind: CongestionKind::Timeout,
+            prior_cwnd,
+            bytes_in_flight: self.cc.bytes_in_flight,
+        };
         self.cca.on_congestion_event(&mut self.cc, &ev);
         // RFC 6298 (5.5): back off.
         self.rtt.back_off();
@@ -826,7 +914,13 @@ impl TcpSender {
     }
 
     fn record_window(&mut self, ctx: &mut Ctx) {
-        ctx.rec.on_window(ctx.now, self.cc.cwnd, self.cc.ssthresh, self.pipe(), self.cc.state);
+        ctx.rec.on_window(
+            ctx.now,
+            self.cc.cwnd,
+            self.cc.ssthresh,
+            self.pipe(),
+            self.cc.state,
+        );
     }
 
     /// All written data has been acknowledged.

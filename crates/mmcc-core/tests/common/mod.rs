@@ -11,7 +11,11 @@ use mmcc_core::{Bandwidth, Dur, Time};
 pub fn dumbbell(rate: Bandwidth, rtt: Dur, buffer_bytes: u64, duration: Dur) -> SimConfig {
     let access = Dur::from_micros(100);
     let bottleneck_delay = Dur(rtt.0 / 2 - access.0);
-    let tcp = TcpConfig { snd_buf: Some(64 << 20), rcv_buf: Some(64 << 20), ..Default::default() };
+    let tcp = TcpConfig {
+        snd_buf: Some(64 << 20),
+        rcv_buf: Some(64 << 20),
+        ..Default::default()
+    };
     SimConfig {
         name: "dumbbell".into(),
         seed: 1,
@@ -34,7 +38,10 @@ pub fn dumbbell(rate: Bandwidth, rtt: Dur, buffer_bytes: u64, duration: Dur) -> 
                 delay: bottleneck_delay,
                 mtu: 1500,
                 ab: DirectionConfig {
-                    queue: QueueConfig::DropTail { limit_bytes: Some(buffer_bytes), limit_packets: None },
+                    queue: QueueConfig::DropTail {
+                        limit_bytes: Some(buffer_bytes),
+                        limit_packets: None,
+                    },
                     ..Default::default()
                 },
                 ba: DirectionConfig::default(),
@@ -74,5 +81,9 @@ pub fn flow_stat(out: &mmcc_core::RunOutput, col: &str) -> f64 {
 /// Benchmarks: the value following `flag` on the command line (`--cca dtcp`), else `default`.
 pub fn bench_arg(flag: &str, default: &str) -> String {
     let args: Vec<String> = std::env::args().collect();
-    args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(|| default.to_string())
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| default.to_string())
 }

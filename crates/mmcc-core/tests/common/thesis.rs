@@ -1,8 +1,8 @@
 //! The thesis' urban scenario (scenario family T, docs/experiments.md) built in Rust.
 #![allow(dead_code)]
 use mmcc_core::net::{DirectionConfig, ErrorModelConfig, ErrorUnit, QueueConfig};
-use mmcc_core::radio::{Obstacle, ObstacleKind, RadioConfig, VelocityChange};
 use mmcc_core::radio::RadioLinkConfig;
+use mmcc_core::radio::{LinkAdaptation, Obstacle, ObstacleKind, PathLossModel, RadioConfig, VelocityChange};
 use mmcc_core::sim::{FlowConfig, LinkConfig, SimConfig};
 use mmcc_core::tcp::app::AppConfig;
 use mmcc_core::tcp::{Profile, TcpConfig};
@@ -11,23 +11,55 @@ use mmcc_core::{Bandwidth, Dur, Time};
 pub fn obstacles() -> Vec<Obstacle> {
     let mut v: Vec<Obstacle> = [2.2, 5.6, 10.0, 13.8, 17.6]
         .iter()
-        .map(|&y| Obstacle { kind: ObstacleKind::Building, min: [49.0, y, 0.0], max: [49.5, y + 0.5, 10.0] })
+        .map(|&y| Obstacle {
+            kind: ObstacleKind::Building,
+            min: [49.0, y, 0.0],
+            max: [49.5, y + 0.5, 10.0],
+        })
         .collect();
-    v.push(Obstacle { kind: ObstacleKind::Building, min: [34.0, 17.8, 0.0], max: [40.5, 23.8, 30.0] });
+    v.push(Obstacle {
+        kind: ObstacleKind::Building,
+        min: [34.0, 17.8, 0.0],
+        max: [40.5, 23.8, 30.0],
+    });
     v
 }
 
 pub fn mobility() -> Vec<VelocityChange> {
     let ms = |t: u64| Time::from_millis(t);
     vec![
-        VelocityChange { t: ms(0), v: [0.0, 0.0, 0.0] },
-        VelocityChange { t: ms(1000), v: [0.0, 1.5, 0.0] },
-        VelocityChange { t: ms(5300), v: [0.0, 0.0, 0.0] },
-        VelocityChange { t: ms(9000), v: [0.0, 1.5, 0.0] },
-        VelocityChange { t: ms(19000), v: [-1.5, 0.0, 0.0] },
-        VelocityChange { t: ms(26000), v: [0.0, 0.0, 0.0] },
-        VelocityChange { t: ms(30000), v: [-1.5, 0.0, 0.0] },
-        VelocityChange { t: ms(35000), v: [-30.0, 0.0, 0.0] },
+        VelocityChange {
+            t: ms(0),
+            v: [0.0, 0.0, 0.0],
+        },
+        VelocityChange {
+            t: ms(1000),
+            v: [0.0, 1.5, 0.0],
+        },
+        VelocityChange {
+            t: ms(5300),
+            v: [0.0, 0.0, 0.0],
+        },
+        VelocityChange {
+            t: ms(9000),
+            v: [0.0, 1.5, 0.0],
+        },
+        VelocityChange {
+            t: ms(19000),
+            v: [-1.5, 0.0, 0.0],
+        },
+        VelocityChange {
+            t: ms(26000),
+            v: [0.0, 0.0, 0.0],
+        },
+        VelocityChange {
+            t: ms(30000),
+            v: [-1.5, 0.0, 0.0],
+        },
+        VelocityChange {
+            t: ms(35000),
+            v: [-30.0, 0.0, 0.0],
+        },
     ]
 }
 
@@ -37,18 +69,40 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
         ue_position: [52.0, -0.2, 1.5],
         mobility: mobility(),
         obstacles: obstacles(),
-        rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(rlc), limit_packets: None },
+        rlc_buffer: QueueConfig::DropTail {
+            limit_bytes: Some(rlc),
+            limit_packets: None,
+        },
+        // the thesis' channel, as in the preset: ns3-mmwave's obstacle model and MCS table
+        pathloss: PathLossModel::BuildingsObstacle,
+        shadowing: false,
+        link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
+        eta: 0.57,
         ..Default::default()
     };
-    let tcp = TcpConfig { mss: 1400, snd_buf: Some(6_553_600), rcv_buf: Some(6_553_600), ..TcpConfig::with_profile(Profile::Ns3) };
+    let tcp = TcpConfig {
+        mss: 1400,
+        snd_buf: Some(6_553_600),
+        rcv_buf: Some(6_553_600),
+        ..TcpConfig::with_profile(Profile::Ns3)
+    };
     // wired queues large: the RLC buffer is the bottleneck under study
-    let big = || QueueConfig::DropTail { limit_bytes: Some(100_000_000), limit_packets: None };
+    let big = || QueueConfig::DropTail {
+        limit_bytes: Some(100_000_000),
+        limit_packets: None,
+    };
     let server_link = DirectionConfig {
         queue: big(),
-        error: (per > 0.0).then_some(ErrorModelConfig { unit: ErrorUnit::Byte, rate: per }),
+        error: (per > 0.0).then_some(ErrorModelConfig {
+            unit: ErrorUnit::Byte,
+            rate: per,
+        }),
         ..Default::default()
     };
-    let wired = || DirectionConfig { queue: big(), ..Default::default() };
+    let wired = || DirectionConfig {
+        queue: big(),
+        ..Default::default()
+    };
     SimConfig {
         name: "thesis".into(),
         seed: 1,
@@ -82,10 +136,18 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
             cca: cca.into(),
             cca_params: Default::default(),
             tcp,
-            app: AppConfig::Rate { rate: Bandwidth::gbps(1), write_size: 1400, bytes: None },
+            app: AppConfig::Rate {
+                rate: Bandwidth::gbps(1),
+                write_size: 1400,
+                bytes: None,
+            },
             sinr_feed: None,
         }],
-        radios: vec![RadioLinkConfig { gnb: 2, ue: 3, radio }],
+        radios: vec![RadioLinkConfig {
+            gnb: 2,
+            ue: 3,
+            radio,
+        }],
         record: Default::default(),
         pcap: None,
         engine: Default::default(),

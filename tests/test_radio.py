@@ -45,6 +45,25 @@ def test_thesis_channel_gives_deep_but_usable_nlos_stops(mmcc_cli, tmp_path):
     assert sinr[first + 10] > sinr[first - 1] - 3 and sinr[first + 40] < sinr[first - 1] - 20
 
 
+@pytest.mark.parametrize("preset,nlos", [
+    # the co-author's scripts' geometry (docs/experiments.md): gNB (6, 10, 4), UE from (0, 0, 1.6)
+    # along +x, building x 4-8, y 2-5; the gNB-UE segment crosses it for UE x in [2, 10]
+    ("siddiqui-1a", [(1 + 2 / 1.4, 1 + 10 / 1.4)]),
+    ("siddiqui-1b", [(1 + 2 / 30, 1 + 10 / 30)]),
+    # gNB (9, 10, 4), buildings x 4-5 / 9-10 / 14-15, y 2-4: UE x in [2/3, 4], [9, 10.67], [15.25, 19]
+    ("siddiqui-1c", [(2 / 3 / 1.4, 4 / 1.4), (9 / 1.4, 32 / 3 / 1.4), (15.25 / 1.4, 19 / 1.4)]),
+])
+def test_siddiqui_presets_follow_the_scripts_geometry(mmcc_cli, tmp_path, preset, nlos):
+    out = tmp_path / preset
+    r = mmcc_cli("run", preset, "--out", out, "--no-plot")
+    assert r.returncode == 0, r.stderr
+    d = pq.read_table(out / "radio.parquet").to_pydict()
+    t, los = np.asarray(d["t_s"]), np.asarray(d["los"])
+    edges = t[np.flatnonzero(np.diff(los)) + 1]
+    expected = [x for iv in nlos for x in iv]
+    assert len(edges) == len(expected) and np.all(np.abs(edges - expected) < 0.002), (edges, expected)
+
+
 def test_scenario_parameters_and_their_errors():
     sc = load("thesis-edge")
     assert sc.params == {"rlc_buffer": "2.5MiB", "per": 0.0, "server_delay": "10ms"}

@@ -229,7 +229,10 @@ fn thesis_edge_bands() {
     for (a, b) in [(5.5, 9.0), (27.0, 34.5)] {
         let nlos_tp = mean_in(a, b, &t, &tp);
         let d = mean_in(2.0, 2.7, &rt, &sinr) - mean_in(a, b, &rt, &sinr);
-        assert!((30.0..40.0).contains(&d), "SINR drop {d:.1} dB at {a}-{b} s");
+        assert!(
+            (30.0..40.0).contains(&d),
+            "SINR drop {d:.1} dB at {a}-{b} s"
+        );
         assert!(
             nlos_tp > 0.5 * los_mean && nlos_tp < los_mean,
             "static NLoS {a}-{b}: {nlos_tp:.0} Mb/s against {los_mean:.0} in LoS"

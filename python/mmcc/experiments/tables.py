@@ -6,10 +6,23 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import NamedTuple
 
 from ..results import atomic_write_bytes
 
-__all__ = ["pivot", "improvement", "throughput_improvement", "latency_improvement", "write_table", "markdown"]
+__all__ = ["Pivot", "pivot", "improvement", "paired_improvement", "throughput_improvement", "latency_improvement", "write_table",
+           "markdown"]
+
+
+class Pivot(NamedTuple):
+    """A metric per (row, column): the mean over repetitions (seeds) and their spread."""
+
+    rows: list
+    cols: list
+    values: list  # means; NaN where no run
+    lo: list | None = None  # minimum over repetitions
+    hi: list | None = None  # maximum over repetitions
+    n: list | None = None  # repetitions
 
 
 def throughput_improvement(x: float, b: float) -> float:
@@ -22,20 +35,24 @@ def latency_improvement(x: float, b: float) -> float:
     return (b - x) / b * 100.0 if b else float("nan")
 
 
-def pivot(rows: list[dict], metric: str, row_key: str, col_key: str, rows_order=None, cols_order=None):
-    """Mean of `metric` per (row, column) over repetitions -> (row labels, column labels, values)."""
+def pivot(rows: list[dict], metric: str, row_key: str, col_key: str, rows_order=None, cols_order=None) -> Pivot:
+    """Mean, minimum, maximum and count of `metric` per (row, column) over repetitions."""
     acc: dict = {}
     for r in rows:
         acc.setdefault((r[row_key], r[col_key]), []).append(float(r[metric]))
     rl = rows_order or sorted({k[0] for k in acc})
     cl = cols_order or sorted({k[1] for k in acc})
-    vals = [[(sum(acc[(a, c)]) / len(acc[(a, c)])) if (a, c) in acc else float("nan") for c in cl] for a in rl]
-    return rl, cl, vals
+    nan = float("nan")
+
+    def grid(f):
+        return [[f(acc[(a, c)]) if (a, c) in acc else nan for c in cl] for a in rl]
+
+    return Pivot(rl, cl, grid(lambda v: sum(v) / len(v)), grid(min), grid(max), grid(len))
 
 
 def improvement(table, of: str, over: list[str], lower_is_better: bool):
     """Rows "X vs B" of percentage improvements per column from a pivot table."""
-    rl, cl, vals = table
+    rl, cl, vals = table[0], table[1], table[2]
     f = latency_improvement if lower_is_better else throughput_improvement
     i = rl.index(of)
     out_rows, out_vals = [], []
@@ -48,17 +65,46 @@ def improvement(table, of: str, over: list[str], lower_is_better: bool):
     return out_rows, cl, out_vals
 
 
+def paired_improvement(rows: list[dict], metric: str, of: str, over: list[str], col_key: str, cols: list,
+                       lower_is_better: bool, row_key: str = "cca") -> Pivot:
+    """Improvement of `of` over each benchmark per condition, computed per seed (the runs of one
+    seed share the channel and the random losses) and then summarized: mean, min and max over
+    the seeds both algorithms ran."""
+    f = latency_improvement if lower_is_better else throughput_improvement
+    val = {(r[row_key], r[col_key], r["seed"]): float(r[metric]) for r in rows}
+    out = []
+    for b in over:
+        if b == of:
+            continue
+        for c in cols:
+            for (a, cc, seed), x in val.items():
+                if a == of and cc == c and (b, c, seed) in val:
+                    out.append({"pair": f"{of} vs {b}", "c": c, "v": f(x, val[(b, c, seed)])})
+    names = [f"{of} vs {b}" for b in over if b != of]
+    return pivot(out, "v", "pair", "c", names, cols)
+
+
+def cell(table, i: int, j: int, fmt: str) -> str:
+    """"mean (min-max)" when the cell has more than one repetition, else the mean."""
+    mean = fmt.format(table[2][i][j])
+    if len(table) > 3 and table.n is not None and table.n[i][j] == table.n[i][j] and table.n[i][j] > 1:
+        return f"{mean} ({fmt.format(table.lo[i][j])}-{fmt.format(table.hi[i][j])})"
+    return mean
+
+
 def markdown(table, corner: str, fmt: str = "{:.1f}") -> str:
-    rl, cl, vals = table
+    rl, cl = table[0], table[1]
     lines = ["| " + " | ".join([corner] + list(map(str, cl))) + " |", "|" + "---|" * (len(cl) + 1)]
-    for r, v in zip(rl, vals):
-        lines.append("| " + " | ".join([str(r)] + [fmt.format(x) for x in v]) + " |")
+    for i, r in enumerate(rl):
+        lines.append("| " + " | ".join([str(r)] + [cell(table, i, j, fmt) for j in range(len(cl))]) + " |")
     return "\n".join(lines) + "\n"
 
 
 def write_table(table, corner: str, path_stem: Path, fmt: str = "{:.1f}") -> list[Path]:
-    """Write `stem.csv` and `stem.md`."""
-    rl, cl, vals = table
+    """Write `stem.csv` (means, the publication's layout), `stem.md` (mean and min-max over
+    repetitions) and, for a pivot with spreads, `stem_long.csv` (one row per cell: mean, min,
+    max, repetitions)."""
+    rl, cl, vals = table[0], table[1], table[2]
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow([corner] + list(cl))
@@ -67,4 +113,17 @@ def write_table(table, corner: str, path_stem: Path, fmt: str = "{:.1f}") -> lis
     csv_p, md_p = path_stem.with_suffix(".csv"), path_stem.with_suffix(".md")
     atomic_write_bytes(csv_p, buf.getvalue().encode())
     atomic_write_bytes(md_p, markdown(table, corner, fmt).encode())
-    return [csv_p, md_p]
+    written = [csv_p, md_p]
+    if len(table) > 3 and table.n is not None:
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow([corner, "condition", "mean", "min", "max", "repetitions"])
+        for i, r in enumerate(rl):
+            for j, c in enumerate(cl):
+                n = table.n[i][j]
+                w.writerow([r, c, f"{vals[i][j]:.6g}", f"{table.lo[i][j]:.6g}", f"{table.hi[i][j]:.6g}",
+                            int(n) if n == n else 0])
+        long_p = path_stem.with_name(path_stem.name + "_long.csv")
+        atomic_write_bytes(long_p, buf.getvalue().encode())
+        written.append(long_p)
+    return written

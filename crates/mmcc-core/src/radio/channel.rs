@@ -13,6 +13,9 @@ const C: f64 = 299_792_458.0;
 pub enum PathLossModel {
     /// 3GPP TR 38.901 Table 7.4.1-1, UMi-Street Canyon.
     UmiStreetCanyon,
+    /// The same with the table's optional NLoS formula (ns3-mmwave's
+    /// `MmWave3gppPropagationLossModel::OptionalNlos = true`).
+    UmiStreetCanyonOptionalNlos,
     /// Akdeniz et al., IEEE JSAC 2014, 28 GHz.
     Nyu,
     /// ns3-mmwave's `BuildingsObstaclePropagationLossModel` with its LoS tracker
@@ -24,7 +27,7 @@ pub enum PathLossModel {
 pub fn path_loss(model: PathLossModel, los: bool, gnb: Vec3, ue: Vec3, fc_ghz: f64) -> (f64, f64) {
     let d3 = dist(gnb, ue).max(1.0);
     match model {
-        PathLossModel::UmiStreetCanyon => {
+        PathLossModel::UmiStreetCanyon | PathLossModel::UmiStreetCanyonOptionalNlos => {
             let (h_bs, h_ut) = (gnb[2], ue[2]);
             let d2 = dist2d(gnb, ue);
             // d'BP = 4 (hBS - 1)(hUT - 1) fc / c (TR 38.901 note 1 of Table 7.4.1-1)
@@ -38,6 +41,9 @@ pub fn path_loss(model: PathLossModel, los: bool, gnb: Vec3, ue: Vec3, fc_ghz: f
             };
             if los {
                 (pl_los, 4.0)
+            } else if model == PathLossModel::UmiStreetCanyonOptionalNlos {
+                // optional PL = 32.4 + 20 log10(fc) + 31.9 log10(d3D), sigma 8.2 dB (no LoS floor)
+                (32.4 + 20.0 * fc_ghz.log10() + 31.9 * d3.log10(), 8.2)
             } else {
                 // PL'_NLOS = 35.3 log10(d3D) + 22.4 + 21.3 log10(fc) - 0.3 (hUT - 1.5)
                 let pl_nlos = 35.3 * d3.log10() + 22.4 + 21.3 * fc_ghz.log10() - 0.3 * (h_ut - 1.5);
@@ -183,6 +189,33 @@ mod tests {
         let pl2 = 32.4 + 40.0 * d3.log10() + 20.0 * 28f64.log10()
             - 9.5 * (dbp * dbp + 13.5 * 13.5).log10();
         assert!((pl - pl2).abs() < 1e-9);
+    }
+
+    #[test]
+    fn umi_optional_nlos() {
+        let gnb = [6.0, 10.0, 4.0];
+        let ue = [6.0, 0.0, 1.6];
+        let d3: f64 = (100.0f64 + 2.4 * 2.4).sqrt();
+        let (pl, sigma) = path_loss(
+            PathLossModel::UmiStreetCanyonOptionalNlos,
+            false,
+            gnb,
+            ue,
+            28.0,
+        );
+        assert!((pl - (32.4 + 20.0 * 28f64.log10() + 31.9 * d3.log10())).abs() < 1e-9);
+        assert_eq!(sigma, 8.2);
+        // LoS is the standard formula
+        assert_eq!(
+            path_loss(
+                PathLossModel::UmiStreetCanyonOptionalNlos,
+                true,
+                gnb,
+                ue,
+                28.0
+            ),
+            path_loss(PathLossModel::UmiStreetCanyon, true, gnb, ue, 28.0)
+        );
     }
 
     #[test]

@@ -218,13 +218,25 @@ mod tests {
         }
         assert!(blocked > 100);
         // behind the tree at x = 52 the blocked span is y in (2.2 * 52 / 49.5, 2.7 * 52 / 49)
-        assert!(ns3_mmwave_blocked(gnb, [52.0, 2.5, 1.5], std::slice::from_ref(&tree)));
-        assert!(!ns3_mmwave_blocked(gnb, [52.0, 2.3, 1.5], std::slice::from_ref(&tree)));
+        assert!(ns3_mmwave_blocked(
+            gnb,
+            [52.0, 2.5, 1.5],
+            std::slice::from_ref(&tree)
+        ));
+        assert!(!ns3_mmwave_blocked(
+            gnb,
+            [52.0, 2.3, 1.5],
+            std::slice::from_ref(&tree)
+        ));
         // a 1 m box between a 15 m gNB and the UE: the segment passes over it, ns3-mmwave's
         // rule (2D) still calls it blocked
         let low = bx([20.0, -1.0, 0.0], [21.0, 1.0, 1.0]);
         assert!(!visibility(gnb, [52.0, 0.0, 1.5], std::slice::from_ref(&low)).nlos);
-        assert!(ns3_mmwave_blocked(gnb, [52.0, 0.0, 1.5], std::slice::from_ref(&low)));
+        assert!(ns3_mmwave_blocked(
+            gnb,
+            [52.0, 0.0, 1.5],
+            std::slice::from_ref(&low)
+        ));
         // the order of the two ends does not matter (UE to the left of the gNB)
         assert!(ns3_mmwave_blocked([52.0, 0.0, 1.5], gnb, &[low]));
         // down-right half plane

@@ -408,8 +408,11 @@ pub struct RadioLink {
 
 impl RadioLink {
     pub fn new(cfg: &RadioConfig, gnb: NodeId, ue: NodeId, seed: u64, name: &str) -> RadioLink {
-        let bf = 10.0 * (cfg.gnb_antennas.max(1) as f64).log10()
-            + 10.0 * (cfg.ue_antennas.max(1) as f64).log10();
+        // G_bf = 10 log10(N_gNB) + 10 log10(N_UE) (ideal alignment), unless given
+        let bf = cfg.bf_gain_db.unwrap_or(
+            10.0 * (cfg.gnb_antennas.max(1) as f64).log10()
+                + 10.0 * (cfg.ue_antennas.max(1) as f64).log10(),
+        );
         let dl = Budget {
             tx_power_dbm: cfg.gnb_tx_power_dbm,
             bf_gain_db: bf,

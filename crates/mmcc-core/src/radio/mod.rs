@@ -43,6 +43,9 @@ pub struct RadioConfig {
     pub ue_tx_power_dbm: f64,
     pub gnb_antennas: u32,
     pub ue_antennas: u32,
+    /// Effective beamforming gain in dB instead of the ideal array gain
+    /// 10 log10(gnb_antennas) + 10 log10(ue_antennas).
+    pub bf_gain_db: Option<f64>,
     pub gnb_noise_figure_db: f64,
     pub ue_noise_figure_db: f64,
     pub blockage_db: f64,
@@ -99,6 +102,7 @@ impl Default for RadioConfig {
             ue_tx_power_dbm: 23.0,
             gnb_antennas: 64,
             ue_antennas: 16,
+            bf_gain_db: None,
             gnb_noise_figure_db: 5.0,
             ue_noise_figure_db: 7.0,
             blockage_db: 30.0,

@@ -2,7 +2,9 @@
 #![allow(dead_code)]
 use mmcc_core::net::{DirectionConfig, ErrorModelConfig, ErrorUnit, QueueConfig};
 use mmcc_core::radio::RadioLinkConfig;
-use mmcc_core::radio::{LinkAdaptation, Obstacle, ObstacleKind, PathLossModel, RadioConfig, VelocityChange};
+use mmcc_core::radio::{
+    LinkAdaptation, Obstacle, ObstacleKind, PathLossModel, RadioConfig, VelocityChange,
+};
 use mmcc_core::sim::{FlowConfig, LinkConfig, SimConfig};
 use mmcc_core::tcp::app::AppConfig;
 use mmcc_core::tcp::{Profile, TcpConfig};

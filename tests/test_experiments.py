@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from mmcc.experiments.sweep import RunSpec, grid, jain_index, load_summaries, run_sweep
-from mmcc.experiments.tables import improvement, latency_improvement, pivot, throughput_improvement
+from mmcc.experiments.tables import (improvement, latency_improvement, markdown, paired_improvement, pivot,
+                                    throughput_improvement, write_table)
 
 VOLATILE = {"wall_s"}
 
@@ -32,6 +33,24 @@ def test_improvement_and_jain_arithmetic():
     assert table[2] == [[200.0], [100.0]]  # means over repetitions
     names, _, vals = improvement(table, "x", ["b"], lower_is_better=False)
     assert names == ["x vs b"] and vals == [[100.0]]
+
+
+def test_tables_show_the_seed_spread_and_improvements_are_paired_by_seed(tmp_path):
+    rows = [{"cca": "x", "c": "a", "seed": 1, "t": 150.0}, {"cca": "b", "c": "a", "seed": 1, "t": 100.0},
+            {"cca": "x", "c": "a", "seed": 2, "t": 240.0}, {"cca": "b", "c": "a", "seed": 2, "t": 200.0}]
+    table = pivot(rows, "t", "cca", "c", ["x", "b"], ["a"])
+    assert (table.lo, table.hi, table.n) == ([[150.0], [100.0]], [[240.0], [200.0]], [[2], [2]])
+    md = markdown(table, "algorithm", "{:.0f}")
+    assert "| x | 195 (150-240) |" in md and "| b | 150 (100-200) |" in md
+    # per seed: +50 % and +20 %, so mean 35 % in [20, 50]; from the means it would be +30 %
+    imp = paired_improvement(rows, "t", "x", ["b"], "c", ["a"], lower_is_better=False)
+    assert imp.rows == ["x vs b"] and abs(imp.values[0][0] - 35.0) < 1e-9
+    assert (imp.lo[0][0], imp.hi[0][0]) == (20.0, 50.0)
+    lat = paired_improvement(rows, "t", "x", ["b"], "c", ["a"], lower_is_better=True)
+    assert abs(lat.values[0][0] - (-35.0)) < 1e-9  # (B - X) / B
+    paths = write_table(table, "algorithm", tmp_path / "t")
+    assert [p.name for p in paths] == ["t.csv", "t.md", "t_long.csv"]
+    assert (tmp_path / "t_long.csv").read_text().splitlines()[1] == "x,a,195,150,240,2"
 
 
 def _specs():
@@ -105,6 +124,10 @@ def test_reproduce_writes_a_report_that_references_every_figure(mmcc_cli, tmp_pa
     for t in ("throughput", "latency", "improvement_throughput_rttv", "improvement_latency_msscca", "dupack_ratio"):
         assert (out / "tables" / f"{t}.csv").is_file() and (out / "tables" / f"{t}.md").is_file()
     assert "mmcc" in html and "seed" in html
+    # every metric defined, every figure captioned, the deviations of the family included
+    assert "<h2>Definitions</h2>" in html and "(X - B) / B x 100" in html
+    assert html.count("<figcaption>") == len(srcs) and "grey: NLoS" in html
+    assert "Deviations from the publication" in html and "BuildingsObstaclePropagationLossModel" in html
     # the layout of the publication: 8 algorithms x 16 conditions
     lines = (out / "tables" / "throughput.csv").read_text().strip().splitlines()
     assert len(lines) == 9 and len(lines[0].split(",")) == 17
@@ -138,6 +161,12 @@ def test_reproduce_mmstcp_tables(mmcc_cli, tmp_path):
     assert set(table) == set(runs) and len(table) == 6
     for cca, j in table.items():
         assert abs(j - runs[cca]) < 1e-5, (cca, j, runs[cca])
+    # the paper's duplicate-ACK ratio: over all packets of the connection (data sent + ACKs received)
+    for r in load_summaries(out).to_pylist():
+        if r["scenario"].startswith("mmstcp-") and r["flows"] == 1:
+            packets = r["segments_sent"] + r["acks_received"]
+            assert r["dupack_per_packet"] == r["dupacks"] / packets
+            assert r["dupack_per_packet_first_3s"] <= r["dupack_per_packet"]
     assert (out / "report.html").is_file()
 
 
@@ -159,6 +188,8 @@ def test_reproduce_siddiqui_tables(mmcc_cli, tmp_path):
     lines = (out / "tables" / "throughput.csv").read_text().strip().splitlines()
     assert lines[0] == "algorithm,1a,1b,1c" and len(lines) == 6
     assert (out / "figures" / "cwnd_1a.png").is_file()
+    html = (out / "report.html").read_text()
+    assert "quanchau/mmwave-tcp-congestion-control" in html and "Dual connectivity" in html
 
 
 def test_query_runs_sql_over_the_dataset(mmcc_cli, tmp_path):

@@ -34,7 +34,8 @@ __all__ = ["RunSpec", "grid", "run_sweep", "load_summaries", "jain_index"]
 
 SUMMARY_COLUMNS = [
     "throughput_mbps", "rtt_mean_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms", "owd_mean_ms", "owd_p95_ms",
-    "retransmits", "fast_retransmits", "rtos", "dupacks", "acks_received", "dupack_ratio", "delivered_bytes",
+    "segments_sent", "retransmits", "fast_retransmits", "rtos", "dupacks", "acks_received", "dupack_ratio",
+    "delivered_bytes",
     "drops_queue_full", "drops_aqm", "drops_error_model", "drops_rlc_discard",
 ]
 
@@ -161,9 +162,9 @@ def _execute_run(spec: RunSpec, d: Path) -> dict:
         # ACKs of the first 3 s, both over the whole run's packets
         se = r.series.to_pydict()
         early = [i for i, (f, t) in enumerate(zip(se["flow_id"], se["t_s"])) if f == 0 and t < 3.0]
-        packets = float(f0["segments_sent"]) + float(f0["acks_received"])
+        packets = row["segments_sent"] + row["acks_received"]
         dup_early = sum(se["dupacks"][i] for i in early)
-        row["dupack_per_packet"] = float(f0["dupacks"]) / packets if packets else 0.0
+        row["dupack_per_packet"] = row["dupacks"] / packets if packets else 0.0
         row["dupack_per_packet_first_3s"] = dup_early / packets if packets else 0.0
         row["flows"] = len(flows)
         row["total_throughput_mbps"] = float(sum(f["throughput_mbps"] for f in flows))

@@ -56,6 +56,11 @@ def test_export_ns3_resolves_every_tcp_setting(mmcc_cli, tmp_path):
     assert tcp["snd_buf"] == 64 << 20  # the preset's value wins over the profile's
 
 
+def test_export_ns3_refuses_a_receiver_feed(mmcc_cli, tmp_path):
+    r = mmcc_cli("export-ns3", "dumbbell", "--set", "flows.0.receiver_feed=100ms", "--out", tmp_path / "x.json")
+    assert r.returncode == 2 and "flows[0].receiver_feed has no ns-3 mapping" in r.stderr, r.stderr
+
+
 def test_export_ns3_refuses_radio_scenarios(mmcc_cli):
     r = mmcc_cli("export-ns3", "thesis-edge")
     assert r.returncode == 2 and "radio" in r.stderr

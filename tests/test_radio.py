@@ -64,6 +64,24 @@ def test_siddiqui_presets_follow_the_scripts_geometry(mmcc_cli, tmp_path, preset
     assert len(edges) == len(expected) and np.all(np.abs(edges - expected) < 0.002), (edges, expected)
 
 
+def test_receiver_feed_reaches_fbtcp_as_in_the_authors_scripts(tmp_path):
+    """The thesis presets hand FB-TCP the receiving application's throughput every 100 ms (the
+    authors' CalculateThroughput -> setThreshold); without the feed FB-TCP measures the same
+    quantity at the sender from the cumulative ACK, one ACK path later."""
+    sc = load("thesis-edge").with_overrides(cca="fbtcp", duration="12s")
+    assert sc.config["flows"][0]["receiver_feed"] == 100_000_000
+    raw = dict(sc.raw)
+    raw["flows"] = [{k: v for k, v in raw["flows"][0].items() if k != "receiver_feed"}]
+    with_feed = mmcc.run(sc).tables["cwnd"].to_pydict()
+    without = mmcc.run(Scenario.from_dict(raw, "x.toml").with_overrides(cca="fbtcp", duration="12s")).tables["cwnd"]
+    assert with_feed["cwnd_bytes"] != without.to_pydict()["cwnd_bytes"]
+    # a bad interval names the key and the range
+    raw["flows"][0]["receiver_feed"] = "0s"
+    with pytest.raises(Exception) as e:
+        mmcc.run(Scenario.from_dict(raw, "x.toml"))
+    assert "receiver_feed" in str(e.value) and "1ms..60s" in str(e.value)
+
+
 def test_scenario_parameters_and_their_errors():
     sc = load("thesis-edge")
     assert sc.params == {"rlc_buffer": "2.5MiB", "per": 0.0, "server_delay": "10ms"}

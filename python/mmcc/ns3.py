@@ -30,7 +30,10 @@ def export(config: dict) -> dict:
         raise ScenarioError("export-ns3: scenarios with a radio link have no ns-3 mapping in this runner; "
                             "export the run's capacity with `mmcc export-trace` and use a trace link")
     flows = []
-    for f in config["flows"]:
+    for i, f in enumerate(config["flows"]):
+        if f.get("receiver_feed") is not None:
+            raise ScenarioError(f"export-ns3: flows[{i}].receiver_feed has no ns-3 mapping in this runner (its "
+                                "algorithms measure at the sender); remove it to export")
         tcp = json.loads(_core.resolve_tcp(json.dumps(f.get("tcp", {}))))
         flows.append({**f, "tcp": tcp})
     return {"format": "mmcc-ns3/1", **{k: v for k, v in config.items() if k not in ("flows", "links")},

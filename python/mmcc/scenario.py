@@ -564,7 +564,8 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
         ft = _table(
             ctx, fraw, path,
             {"from": node, "to": node, "cca": STR, "cca_params": _cca_params, "start": TIME, "stop": TIME,
-             "app": _app, "tcp": lambda c, v, p: _table(c, v, p, TCP_FIELDS), "sinr_feed": _flow_feed},
+             "app": _app, "tcp": lambda c, v, p: _table(c, v, p, TCP_FIELDS), "sinr_feed": _flow_feed,
+             "receiver_feed": TIME},
             required=("from", "to"),
         )
         if ft["from"] == ft["to"]:
@@ -601,7 +602,7 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
             ctx.fail(f"{path}.sinr_feed.radio", f"radio {feed['radio']} does not exist ({len(radios)} radios)")
         flows.append({"src": ft["from"], "dst": ft["to"], "start": start, "stop": stop, "cca": cca,
                       "cca_params": params, "tcp": core_tcp, "app": ft.get("app", {"type": "bulk", "bytes": None}),
-                      "sinr_feed": feed})
+                      "sinr_feed": feed, "receiver_feed": ft.get("receiver_feed")})
     if not flows:
         ctx.fail("flows", "a scenario needs at least one flow")
     if not links and not radios:

@@ -234,3 +234,42 @@ fn a_spurious_timeout_is_undone_with_frto_as_linux_does() {
     // after the link recovers the undone flow delivers more
     assert!(with.receiver(0).delivered > without.receiver(0).delivered);
 }
+
+/// ns-3 leaves the handshake with the receiver's delayed-ACK counter full (TcpSocketBase::
+/// ProcessSynRcvd: m_delAckCount = m_delAckMaxCount): the first data segment is ACKed alone,
+/// the rest in pairs, so the last segment of the 10-segment initial window waits for the next
+/// flight and its ACK echoes the first flight's timestamp: one RTT sample of two round trips,
+/// which raises ns-3's smoothed RTT (what TcpVegas sees) early in slow start. Linux's receiver
+/// starts in quick-ACK mode and ACKs every segment of the first flights.
+#[test]
+fn ns3_receiver_acks_the_first_segment_at_once_and_pairs_the_rest() {
+    for profile in [Profile::Ns3, Profile::Linux] {
+        let mut cfg = dumbbell(
+            Bandwidth::mbps(100),
+            Dur::from_millis(20),
+            50_000_000,
+            Dur::from_millis(150),
+        );
+        cfg.flows[0].tcp.profile = profile;
+        cfg.record.trace = true;
+        let out = mmcc_core::run(cfg).unwrap();
+        let t = f64col(&out, "rtt_trace", "t_s");
+        let rtt = f64col(&out, "rtt_trace", "rtt_ms");
+        // the first sample of two round trips comes with the first ACKs of the second flight
+        // (the held segment's ACK echoes the first flight's timestamp); it recurs in later
+        // slow-start rounds whose flights leave an odd segment waiting
+        let first_long = t.iter().zip(&rtt).find(|(_, &r)| r >= 35.0);
+        match profile {
+            Profile::Ns3 => {
+                let (&at, &r) = first_long.expect("a two-round sample");
+                assert!(r == 40.0 && at < 0.045, "{r} ms at {at} s: {rtt:?}");
+                assert_eq!(
+                    rtt.iter().take(5).filter(|&&r| r == 20.0).count(),
+                    4,
+                    "{rtt:?}"
+                );
+            }
+            Profile::Linux => assert!(first_long.is_none(), "{rtt:?}"),
+        }
+    }
+}

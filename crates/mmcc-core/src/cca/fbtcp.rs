@@ -9,9 +9,11 @@
 //!   same ratio);
 //! - cap `W* = running max of 1.05 throughput rtt_base / MSS` segments, taken at each round's
 //!   end. The authors' class is given the application throughput measured at the receiver every
-//!   100 ms by their script (`setThreshold`); here the same quantity is measured at the sender
-//!   from the cumulative ACK (the bytes delivered in order) over 100 ms intervals, which the ns-3
-//!   port (`ns3/model/tcp-fbtcp.cc`) computes identically;
+//!   100 ms by their script (`CalculateThroughput` on the packet sink -> `setThreshold`); a flow
+//!   with `receiver_feed = "100ms"` gets exactly that (`cc.receiver_rate`; the thesis presets
+//!   set it). Without a feed (a real kernel, the ns-3 port `ns3/model/tcp-fbtcp.cc`) the same
+//!   quantity is measured at the sender from the cumulative ACK (the bytes delivered in order)
+//!   over 100 ms intervals, one ACK path later;
 //! - convergence (cwnd <= W*) and divergence (cwnd > W*) tables below, where "then" means the
 //!   same band in consecutive rounds;
 //! - after each per-RTT update `ssthresh = max(ssthresh, 0.75 cwnd)`.
@@ -161,7 +163,10 @@ impl CongestionControl for FbTcp {
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         let closed = self.round.on_ack(cc, ack.rtt, cc.snd_una);
-        if let (Some(_), Some(rate), Some(base)) = (closed, self.throughput.last, self.base_rtt) {
+        // the receiver's application throughput when the run feeds it (as the authors' script
+        // does), else the same quantity measured here from the cumulative ACK
+        let rate = cc.receiver_rate.or(self.throughput.last);
+        if let (Some(_), Some(rate), Some(base)) = (closed, rate, self.base_rtt) {
             // W* = running max of 1.05 throughput rtt_base / MSS
             self.w_star = self
                 .w_star
@@ -241,6 +246,26 @@ mod tests {
         f.increase_window(&mut cc, &a);
         // W* = 1.05 * 5e6 B/s * 0.02 s / 1000 B = 105 segments
         assert!((f.w_star - 105.0).abs() < 1e-9, "{}", f.w_star);
+    }
+
+    #[test]
+    fn a_receiver_feed_replaces_the_senders_measurement() {
+        use crate::time::Time;
+        let mut f = FbTcp::default();
+        let mut cc = state(1000, 100, 1_000_000);
+        cc.snd_nxt = 100_000;
+        let a = ack(1, 1000, Some(20));
+        f.on_ack(&mut cc, &a);
+        f.increase_window(&mut cc, &a);
+        // the receiver's application got 2 MB/s over the last 100 ms; the cumulative ACK says 5
+        cc.receiver_rate = Some(2e6);
+        cc.now = Time::ZERO + Dur::from_millis(100);
+        cc.snd_una = 500_000;
+        cc.snd_nxt = 600_000;
+        f.on_ack(&mut cc, &a);
+        f.increase_window(&mut cc, &a);
+        // W* = 1.05 * 2e6 B/s * 0.02 s / 1000 B = 42 segments
+        assert!((f.w_star - 42.0).abs() < 1e-9, "{}", f.w_star);
     }
 
     #[test]

@@ -129,6 +129,9 @@ pub struct CcState {
     pub app_limited: bool,
     /// The UE's SINR in dB as seen by the sender, when a cross-layer feed is configured.
     pub sinr_db: Option<f64>,
+    /// Bytes per second the receiving application got over the last interval, when a receiver
+    /// feed is configured (FB-TCP's authors' scripts hand it to the algorithm); None otherwise.
+    pub receiver_rate: Option<f64>,
     /// First unacknowledged byte and next byte to send (for per-round bookkeeping).
     pub snd_una: u64,
     pub snd_nxt: u64,
@@ -155,6 +158,7 @@ impl CcState {
             pacing_rate: None,
             app_limited: false,
             sinr_db: None,
+            receiver_rate: None,
             snd_una: 0,
             snd_nxt: 0,
         }

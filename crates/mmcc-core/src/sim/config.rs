@@ -101,6 +101,12 @@ pub struct FlowConfig {
     /// (NexGen D-TCP's input). None: no SINR (as on a real kernel).
     #[serde(default)]
     pub sinr_feed: Option<SinrFeed>,
+    /// Receiver feed: every `interval` (from t = 0) the sender is told the throughput the
+    /// receiving application got over the last interval, as FB-TCP's authors' scripts do
+    /// (`CalculateThroughput` on the packet sink every 100 ms -> `Tcpfbtcp::setThreshold`).
+    /// None: no feed (as on a real kernel).
+    #[serde(default)]
+    pub receiver_feed: Option<Dur>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -227,6 +233,13 @@ impl SimConfig {
                     return Err(format!(
                         "flows[{i}].sinr_feed: radio {} does not exist",
                         feed.radio
+                    ));
+                }
+            }
+            if let Some(d) = f.receiver_feed {
+                if d < Dur::from_millis(1) || d > Dur::from_secs(60) {
+                    return Err(format!(
+                        "flows[{i}].receiver_feed = {d} is out of range; allowed: 1ms..60s"
                     ));
                 }
             }

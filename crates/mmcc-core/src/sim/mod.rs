@@ -45,6 +45,10 @@ enum Event {
     FlowStop {
         flow: u32,
     },
+    /// A flow's receiver feed tick (`FlowConfig::receiver_feed`).
+    ReceiverFeed {
+        flow: u32,
+    },
     /// A radio direction's slot.
     RadioSlot {
         radio: u32,
@@ -61,6 +65,8 @@ struct Flow {
     receiver: TcpReceiver,
     rec: FlowRecorder,
     cca_name: String,
+    /// Bytes the receiving application had at the last receiver-feed tick.
+    feed_delivered: u64,
 }
 
 /// Packet accounting per (flow, kind) for the conservation invariant.
@@ -189,6 +195,7 @@ impl Simulation {
                 receiver: TcpReceiver::new(i as u32, f.dst, f.src, &tcp),
                 rec: FlowRecorder::new(&cfg.record),
                 cca_name,
+                feed_delivered: 0,
             });
         }
         let pcap = match &cfg.pcap {
@@ -208,6 +215,9 @@ impl Simulation {
             sched.schedule(f.start, Event::FlowStart { flow: i as u32 });
             if let Some(stop) = f.stop {
                 sched.schedule(stop, Event::FlowStop { flow: i as u32 });
+            }
+            if let Some(d) = f.receiver_feed {
+                sched.schedule(Time(d.0), Event::ReceiverFeed { flow: i as u32 });
             }
         }
         let nflows = flows.len();
@@ -415,6 +425,21 @@ impl Simulation {
                 // one sample per update interval [t, t + update) of the run
                 if next.0 < self.cfg.duration.0 {
                     self.sched.schedule(next, Event::RadioTick { radio });
+                }
+            }
+            Event::ReceiverFeed { flow } => {
+                // the receiving application's throughput over the last interval, handed to
+                // the sender at once (the authors' scripts set a static in the algorithm)
+                let d = self.cfg.flows[flow as usize]
+                    .receiver_feed
+                    .expect("scheduled with a feed");
+                let f = &mut self.flows[flow as usize];
+                let got = f.receiver.delivered - f.feed_delivered;
+                f.feed_delivered = f.receiver.delivered;
+                f.sender.cc.receiver_rate = Some(got as f64 / d.secs_f64());
+                let next = now + d;
+                if next.0 < self.cfg.duration.0 {
+                    self.sched.schedule(next, Event::ReceiverFeed { flow });
                 }
             }
             Event::FlowStop { flow } => {

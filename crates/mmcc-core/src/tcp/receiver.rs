@@ -156,7 +156,15 @@ impl TcpReceiver {
             recent: [Range::default(); MAX_SACK_BLOCKS],
             nrecent: 0,
             ooo_segs: OooTimes::new(cfg.mss as u64),
-            pending: 0,
+            // ns-3 leaves the handshake with its delayed-ACK counter full (TcpSocketBase::
+            // ProcessSynSent / ProcessSynRcvd: m_delAckCount = m_delAckMaxCount), so the first data
+            // segment is acknowledged at once and the pairs shift by one; Linux starts in quick-ACK
+            // mode instead (below).
+            pending: if cfg.profile == super::Profile::Ns3 {
+                cfg.delack_count.max(1) - 1
+            } else {
+                0
+            },
             quickacks: if cfg.quickack {
                 Self::quickack_budget(cfg)
             } else {

@@ -57,6 +57,7 @@ pub fn dumbbell(rate: Bandwidth, rtt: Dur, buffer_bytes: u64, duration: Dur) -> 
             tcp,
             app: AppConfig::Bulk { bytes: None },
             sinr_feed: None,
+            receiver_feed: None,
         }],
         radios: vec![],
         record: Default::default(),

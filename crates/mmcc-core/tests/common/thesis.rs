@@ -144,6 +144,7 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
                 bytes: None,
             },
             sinr_feed: None,
+            receiver_feed: None,
         }],
         radios: vec![RadioLinkConfig {
             gnb: 2,

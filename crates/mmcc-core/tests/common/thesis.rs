@@ -144,7 +144,8 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
                 bytes: None,
             },
             sinr_feed: None,
-            receiver_feed: None,
+            // as the preset: the receiving application's throughput every 100 ms (FB-TCP's input)
+            receiver_feed: Some(Dur::from_millis(100)),
         }],
         radios: vec![RadioLinkConfig {
             gnb: 2,

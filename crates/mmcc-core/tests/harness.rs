@@ -157,21 +157,21 @@ fn a_lost_retransmission_waits_for_the_rto_like_ns3_or_is_detected_like_linux() 
     assert_eq!((c.fast_retransmits, c.rtos, c.retransmits), (1, 0, 2));
 }
 
+/// One lossless flow of `profile` on a 100 Mb/s dumbbell with a large buffer, traced.
+fn traced_run(profile: Profile, rtt: Dur, duration: Dur) -> mmcc_core::RunOutput {
+    let mut cfg = dumbbell(Bandwidth::mbps(100), rtt, 50_000_000, duration);
+    cfg.flows[0].tcp.profile = profile;
+    cfg.record.trace = true;
+    mmcc_core::run(cfg).unwrap()
+}
+
 /// ns-3 with timestamps measures RTT as now - TSecr with both in whole milliseconds
 /// (TcpSocketBase::EstimateRtt, TcpOptionTS::ElapsedTimeFromTsValue); Linux measures it from
 /// its own send times to the microsecond.
 #[test]
 fn ns3_rtt_samples_are_whole_milliseconds_linux_are_exact() {
     for profile in [Profile::Ns3, Profile::Linux] {
-        let mut cfg = dumbbell(
-            Bandwidth::mbps(100),
-            Dur::from_micros(20_300),
-            50_000_000,
-            Dur::from_secs(2),
-        );
-        cfg.flows[0].tcp.profile = profile;
-        cfg.record.trace = true;
-        let out = mmcc_core::run(cfg).unwrap();
+        let out = traced_run(profile, Dur::from_micros(20_300), Dur::from_secs(2));
         let rtt = f64col(&out, "rtt_trace", "rtt_ms");
         assert!(rtt.len() > 100);
         let whole = rtt
@@ -244,15 +244,7 @@ fn a_spurious_timeout_is_undone_with_frto_as_linux_does() {
 #[test]
 fn ns3_receiver_acks_the_first_segment_at_once_and_pairs_the_rest() {
     for profile in [Profile::Ns3, Profile::Linux] {
-        let mut cfg = dumbbell(
-            Bandwidth::mbps(100),
-            Dur::from_millis(20),
-            50_000_000,
-            Dur::from_millis(150),
-        );
-        cfg.flows[0].tcp.profile = profile;
-        cfg.record.trace = true;
-        let out = mmcc_core::run(cfg).unwrap();
+        let out = traced_run(profile, Dur::from_millis(20), Dur::from_millis(150));
         let t = f64col(&out, "rtt_trace", "t_s");
         let rtt = f64col(&out, "rtt_trace", "rtt_ms");
         // the first sample of two round trips comes with the first ACKs of the second flight

@@ -229,8 +229,9 @@ mod tests {
         assert_eq!(cc.cwnd, 370_000);
     }
 
-    #[test]
-    fn cap_is_the_100ms_throughput_times_base_rtt() {
+    /// W* after two ACKs 100 ms apart (20 ms RTT samples) between which 500,000 bytes were
+    /// delivered in order (5 MB/s at the sender); the second ACK also ends the first round.
+    fn w_star_after_100ms(receiver_rate: Option<f64>) -> f64 {
         use crate::time::Time;
         let mut f = FbTcp::default();
         let mut cc = state(1000, 100, 1_000_000);
@@ -238,34 +239,28 @@ mod tests {
         let a = ack(1, 1000, Some(20));
         f.on_ack(&mut cc, &a); // the 100 ms interval starts: una 0
         f.increase_window(&mut cc, &a); // the round starts: end 100000
-                                        // 100 ms later: 500,000 bytes delivered in order = 5 MB/s; the ACK also ends the round
+        cc.receiver_rate = receiver_rate;
         cc.now = Time::ZERO + Dur::from_millis(100);
         cc.snd_una = 500_000;
         cc.snd_nxt = 600_000;
         f.on_ack(&mut cc, &a);
         f.increase_window(&mut cc, &a);
+        f.w_star
+    }
+
+    #[test]
+    fn cap_is_the_100ms_throughput_times_base_rtt() {
         // W* = 1.05 * 5e6 B/s * 0.02 s / 1000 B = 105 segments
-        assert!((f.w_star - 105.0).abs() < 1e-9, "{}", f.w_star);
+        let w = w_star_after_100ms(None);
+        assert!((w - 105.0).abs() < 1e-9, "{w}");
     }
 
     #[test]
     fn a_receiver_feed_replaces_the_senders_measurement() {
-        use crate::time::Time;
-        let mut f = FbTcp::default();
-        let mut cc = state(1000, 100, 1_000_000);
-        cc.snd_nxt = 100_000;
-        let a = ack(1, 1000, Some(20));
-        f.on_ack(&mut cc, &a);
-        f.increase_window(&mut cc, &a);
-        // the receiver's application got 2 MB/s over the last 100 ms; the cumulative ACK says 5
-        cc.receiver_rate = Some(2e6);
-        cc.now = Time::ZERO + Dur::from_millis(100);
-        cc.snd_una = 500_000;
-        cc.snd_nxt = 600_000;
-        f.on_ack(&mut cc, &a);
-        f.increase_window(&mut cc, &a);
+        // the receiver's application got 2 MB/s over the last 100 ms; the cumulative ACK says 5:
         // W* = 1.05 * 2e6 B/s * 0.02 s / 1000 B = 42 segments
-        assert!((f.w_star - 42.0).abs() < 1e-9, "{}", f.w_star);
+        let w = w_star_after_100ms(Some(2e6));
+        assert!((w - 42.0).abs() < 1e-9, "{w}");
     }
 
     #[test]

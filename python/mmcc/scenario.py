@@ -165,6 +165,7 @@ TCP_FIELDS: dict[str, Parser] = {
     "quickack": BOOL,
     "timestamps": BOOL,
     "frto": BOOL,
+    "handshake": BOOL,
 }
 # user-facing name -> core (serde) name
 TCP_CORE_NAMES = {

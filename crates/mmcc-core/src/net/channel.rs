@@ -491,6 +491,14 @@ impl Channel {
 
     #[inline]
     fn verdict(&mut self, pkt: &Packet, now: Time) -> Verdict {
+        if pkt.kind.is_handshake() {
+            // not one of the link's counted packets: no drop-list index, no random draw
+            return if self.is_down(now) {
+                Verdict::Drop(DropCause::LinkDown)
+            } else {
+                Verdict::Deliver
+            };
+        }
         let idx = self.arrivals;
         self.arrivals += 1;
         if self.drop_next < self.drop_list.len() && self.drop_list[self.drop_next] == idx {

@@ -15,6 +15,34 @@ pub type FlowId = u32;
 pub enum Kind {
     Data,
     Ack,
+    /// The connection's SYN (sender to receiver) and SYN-ACK (back): no payload, never
+    /// subject to a link's random loss or drop list (they do not count as its packets).
+    Syn,
+    SynAck,
+}
+
+impl Kind {
+    /// 0 for what travels from the sender (data, SYN), 1 for what travels back (ACKs).
+    #[inline]
+    pub fn dir(self) -> usize {
+        matches!(self, Kind::Ack | Kind::SynAck) as usize
+    }
+
+    #[inline]
+    pub fn is_handshake(self) -> bool {
+        matches!(self, Kind::Syn | Kind::SynAck)
+    }
+}
+
+/// Option bytes of a SYN / SYN-ACK: timestamps (10), window scale (3), SACK-permitted (2) and
+/// the end of options, padded to 16 (ns-3 `TcpSocketBase::SendEmptyPacket`); 8 without
+/// timestamps.
+pub fn syn_option_bytes(timestamps: bool) -> u8 {
+    if timestamps {
+        16
+    } else {
+        8
+    }
 }
 
 /// A byte range `[start, end)` of the sequence space.

@@ -474,7 +474,7 @@ impl Simulation {
             self.sched.schedule(t, Event::Timer { flow, kind, gen });
         }
         for p in out.drain(..) {
-            let k = (p.kind == Kind::Ack) as usize;
+            let k = p.kind.dir();
             let a = &mut self.acct[flow as usize][k];
             a.emitted += 1;
             a.emitted_bytes += p.len as u64;
@@ -541,13 +541,15 @@ impl Simulation {
                 self.flows[flow as usize].sender.cc.sinr_db = v;
             }
         }
-        let k = (pkt.kind == Kind::Ack) as usize;
+        let k = pkt.kind.dir();
         let a = &mut self.acct[flow as usize][k];
         a.arrived += 1;
         a.arrived_bytes += pkt.len as u64;
         match pkt.kind {
             Kind::Data => self.with_flow(flow, |f, ctx| f.receiver.on_data(pkt, ctx)),
             Kind::Ack => self.with_flow(flow, |f, ctx| f.sender.on_ack(pkt, ctx)),
+            Kind::Syn => self.with_flow(flow, |f, ctx| f.receiver.on_syn(pkt, ctx)),
+            Kind::SynAck => self.with_flow(flow, |f, ctx| f.sender.on_synack(ctx)),
         }
     }
 
@@ -620,7 +622,7 @@ impl Simulation {
     }
 
     fn count_drop(&mut self, chan: u32, p: &Packet, cause: DropCause) {
-        let k = (p.kind == Kind::Ack) as u8;
+        let k = p.kind.dir() as u8;
         let key = (chan, p.flow, k, cause);
         match &mut self.drop_memo {
             Some((mk, e)) if *mk == key => {
@@ -646,20 +648,20 @@ impl Simulation {
         let mut v = vec![[(0u64, 0u64); 2]; self.flows.len()];
         for c in &self.chans {
             c.for_each_inside(|p| {
-                let e = &mut v[p.flow as usize][(p.kind == Kind::Ack) as usize];
+                let e = &mut v[p.flow as usize][p.kind.dir()];
                 e.0 += 1;
                 e.1 += p.len as u64;
             });
         }
         for r in &self.radios {
             r.for_each_inside(|p| {
-                let e = &mut v[p.flow as usize][(p.kind == Kind::Ack) as usize];
+                let e = &mut v[p.flow as usize][p.kind.dir()];
                 e.0 += 1;
                 e.1 += p.len as u64;
             });
         }
         for p in self.delayed.iter().flatten() {
-            let e = &mut v[p.flow as usize][(p.kind == Kind::Ack) as usize];
+            let e = &mut v[p.flow as usize][p.kind.dir()];
             e.0 += 1;
             e.1 += p.len as u64;
         }

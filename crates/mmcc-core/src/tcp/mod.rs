@@ -100,6 +100,10 @@ pub struct TcpConfig {
     /// check of `tcp_try_undo_loss` (Linux: on; ns-3 has neither: off).
     #[serde(default)]
     pub frto: Option<bool>,
+    /// Open the connection with a SYN / SYN-ACK exchange before the first data segment
+    /// (ns-3: on, `TcpSocketBase::Connect`; Linux profile: off, data from the flow's start).
+    #[serde(default)]
+    pub handshake: Option<bool>,
     /// Pace transmissions: at the algorithm's rate if it sets one, else at 2x cwnd/srtt in slow
     /// start and 1.2x in congestion avoidance (Linux `tcp_update_pacing_rate` with an fq-like
     /// pacer; ns-3 EnablePacing). Off in both profiles: algorithms that pace (BBR) set a rate.
@@ -166,6 +170,7 @@ impl TcpConfig {
             cwnd_validation: self.cwnd_validation.unwrap_or(p.cwnd_validation),
             timestamps: self.timestamps.unwrap_or(p.timestamps),
             frto: self.frto.unwrap_or(p.frto),
+            handshake: self.handshake.unwrap_or(p.handshake),
             pacing: self.pacing,
         }
     }
@@ -178,6 +183,8 @@ pub enum TimerKind {
     DelAck = 1,
     Pace = 2,
     App = 3,
+    /// SYN retransmission.
+    Syn = 4,
 }
 
 /// What an endpoint may touch while handling an event.

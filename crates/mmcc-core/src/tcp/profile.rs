@@ -59,6 +59,7 @@ pub struct ProfileDefaults {
     pub cwnd_validation: bool,
     pub timestamps: bool,
     pub frto: bool,
+    pub handshake: bool,
 }
 
 impl ProfileDefaults {
@@ -76,6 +77,7 @@ impl ProfileDefaults {
                 cwnd_validation: false,
                 timestamps: true,
                 frto: false,
+                handshake: true,
             },
             Profile::Linux => ProfileDefaults {
                 initial_rto: Dur::from_secs(1),
@@ -89,6 +91,7 @@ impl ProfileDefaults {
                 cwnd_validation: true,
                 timestamps: true,
                 frto: true,
+                handshake: false,
             },
         }
     }
@@ -122,6 +125,7 @@ pub struct TcpSettings {
     pub cwnd_validation: bool,
     pub timestamps: bool,
     pub frto: bool,
+    pub handshake: bool,
     pub pacing: bool,
 }
 

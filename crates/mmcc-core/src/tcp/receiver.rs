@@ -192,6 +192,16 @@ impl TcpReceiver {
         ctx.rec.on_delivered(ctx.now, len, ctx.now - sent_at);
     }
 
+    /// A SYN arrived: answer with a SYN-ACK (each time, for a retransmitted SYN too) echoing its
+    /// timestamp.
+    pub fn on_syn(&mut self, pkt: &Packet, ctx: &mut Ctx) {
+        let mut p = Packet::data(self.flow, self.node, self.peer, 0, 0, pkt.sent_at, false);
+        p.kind = crate::net::Kind::SynAck;
+        p.opt = crate::net::packet::syn_option_bytes(self.opt_bytes > 0);
+        p.rwnd = self.rcv_buf.min(u32::MAX as u64) as u32;
+        ctx.out.push(p);
+    }
+
     /// A data segment arrived.
     pub fn on_data(&mut self, pkt: &Packet, ctx: &mut Ctx) {
         ctx.rec.counters.data_received += 1;

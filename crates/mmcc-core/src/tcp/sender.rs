@@ -72,6 +72,10 @@ pub struct TcpSender {
     rto_timer: LazyTimer,
     pace_timer: LazyTimer,
     app_timer: LazyTimer,
+    /// SYN retransmission timer, and the SYNs sent while the connection is opening (None once
+    /// open, or without a handshake).
+    syn_timer: LazyTimer,
+    syn_tries: Option<u32>,
     next_send_time: Time,
     active: bool,
     /// Transmissions that left more in the pipe than cwnd allows (other than the one RFC 6675
@@ -145,6 +149,8 @@ impl TcpSender {
             rto_timer: LazyTimer::new(),
             pace_timer: LazyTimer::new(),
             app_timer: LazyTimer::new(),
+            syn_timer: LazyTimer::new(),
+            syn_tries: None,
             next_send_time: Time::ZERO,
             active: false,
             over_cwnd_sends: 0,
@@ -158,8 +164,47 @@ impl TcpSender {
         self.sb.pipe().saturating_sub(self.dup_bytes)
     }
 
-    /// The application starts at `ctx.now`.
+    /// The application starts at `ctx.now`: with a handshake the connection opens first (SYN,
+    /// then data once the SYN-ACK is back), else data flows at once.
     pub fn start(&mut self, ctx: &mut Ctx) {
+        self.cc.now = ctx.now;
+        if self.cfg.handshake {
+            self.syn_tries = Some(0);
+            self.send_syn(ctx);
+        } else {
+            self.established(ctx);
+        }
+    }
+
+    /// ns-3 `TcpSocketBase::SendEmptyPacket(SYN)`: retransmitted after `ConnTimeout` (3 s),
+    /// doubled per retry, at most `SynRetries` (6) times. The SYN gives no RTT sample (ns-3 keeps
+    /// no RTT history for it).
+    fn send_syn(&mut self, ctx: &mut Ctx) {
+        let tries = self.syn_tries.unwrap_or(0);
+        if tries > 6 {
+            return; // ns-3 gives the connection up
+        }
+        let mut p = Packet::data(self.flow, self.node, self.peer, 0, 0, ctx.now, tries > 0);
+        p.kind = crate::net::Kind::Syn;
+        p.opt = crate::net::packet::syn_option_bytes(self.cfg.timestamps);
+        ctx.out.push(p);
+        let t = ctx.now + Dur(Dur::from_secs(3).0 << tries);
+        self.syn_tries = Some(tries + 1);
+        if let Some((at, g)) = self.syn_timer.arm(t) {
+            ctx.timers.push((TimerKind::Syn, at, g));
+        }
+    }
+
+    /// The SYN-ACK: the connection is open (ns-3 ProcessSynSent), data may flow.
+    pub fn on_synack(&mut self, ctx: &mut Ctx) {
+        if self.syn_tries.take().is_none() {
+            return; // a duplicate SYN-ACK
+        }
+        self.syn_timer.cancel();
+        self.established(ctx);
+    }
+
+    fn established(&mut self, ctx: &mut Ctx) {
         self.active = true;
         self.cc.now = ctx.now;
         self.cca.init(&mut self.cc);
@@ -898,6 +943,7 @@ impl TcpSender {
             TimerKind::Rto => &mut self.rto_timer,
             TimerKind::Pace => &mut self.pace_timer,
             TimerKind::App => &mut self.app_timer,
+            TimerKind::Syn => &mut self.syn_timer,
             TimerKind::DelAck => return,
         };
         match timer.fire(ctx.now, gen) {
@@ -905,6 +951,11 @@ impl TcpSender {
             Fired::Reschedule(t, g) => ctx.timers.push((kind, t, g)),
             Fired::Expired => match kind {
                 TimerKind::Rto => self.on_rto(ctx),
+                TimerKind::Syn => {
+                    if self.syn_tries.is_some() {
+                        self.send_syn(ctx);
+                    }
+                }
                 _ => {
                     self.try_send(ctx);
                     self.record_window(ctx);

@@ -157,10 +157,16 @@ fn a_lost_retransmission_waits_for_the_rto_like_ns3_or_is_detected_like_linux() 
     assert_eq!((c.fast_retransmits, c.rtos, c.retransmits), (1, 0, 2));
 }
 
-/// One lossless flow of `profile` on a 100 Mb/s dumbbell with a large buffer, traced.
-fn traced_run(profile: Profile, rtt: Dur, duration: Dur) -> mmcc_core::RunOutput {
+/// One flow of `profile` on a 100 Mb/s dumbbell with a buffer large enough for no loss.
+fn profile_dumbbell(profile: Profile, rtt: Dur, duration: Dur) -> mmcc_core::sim::SimConfig {
     let mut cfg = dumbbell(Bandwidth::mbps(100), rtt, 50_000_000, duration);
     cfg.flows[0].tcp.profile = profile;
+    cfg
+}
+
+/// The same, run with traces.
+fn traced_run(profile: Profile, rtt: Dur, duration: Dur) -> mmcc_core::RunOutput {
+    let mut cfg = profile_dumbbell(profile, rtt, duration);
     cfg.record.trace = true;
     mmcc_core::run(cfg).unwrap()
 }
@@ -275,13 +281,7 @@ fn ns3_receiver_acks_the_first_segment_at_once_and_pairs_the_rest() {
 #[test]
 fn ns3_profile_opens_the_connection_before_sending_data() {
     for profile in [Profile::Ns3, Profile::Linux] {
-        let mut cfg = dumbbell(
-            Bandwidth::mbps(100),
-            Dur::from_millis(20),
-            50_000_000,
-            Dur::from_millis(300),
-        );
-        cfg.flows[0].tcp.profile = profile;
+        let mut cfg = profile_dumbbell(profile, Dur::from_millis(20), Dur::from_millis(300));
         cfg.flows[0].start = Time::from_millis(5);
         // the first data segment is the 1st counted packet on the bottleneck either way
         cfg.links[1].ab.drop_list = vec![0];

@@ -526,7 +526,7 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
         lt = _table(
             ctx, lraw, path,
             {"between": lambda c, v, p: _list(c, v, p, node), "rate": RATE, "delay": TIME, "mtu": SIZE,
-             "forward": _direction, "reverse": _direction, **DIRECTION_FIELDS},
+             "framing": SIZE, "forward": _direction, "reverse": _direction, **DIRECTION_FIELDS},
             required=("between", "rate", "delay"),
         )
         if len(lt["between"]) != 2 or lt["between"][0] == lt["between"][1]:
@@ -536,6 +536,9 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
         mtu = lt.get("mtu", 1500)
         if not 100 <= mtu <= 65_535:
             ctx.fail(f"{path}.mtu", f"{mtu} is out of range; allowed: 100B..65535B")
+        framing = lt.get("framing", 0)
+        if not 0 <= framing <= 1000:
+            ctx.fail(f"{path}.framing", f"{framing} is out of range; allowed: 0B..1000B")
         both = {k: lt[k] for k in DIRECTION_FIELDS if k in lt}
         dirs = {}
         for key, core in (("forward", "ab"), ("reverse", "ba")):
@@ -551,6 +554,7 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
                 "reorder": d.get("reorder"),
                 "outages": d.get("outages", []),
                 "rate_steps": steps,
+                "framing": framing,
             }
         links.append({"a": lt["between"][0], "b": lt["between"][1], "rate": lt["rate"], "delay": lt["delay"],
                       "mtu": mtu, **dirs})

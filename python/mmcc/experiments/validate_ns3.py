@@ -113,8 +113,9 @@ def scenario(case: Case, out: Path | None = None) -> dict:
         "seed": case.seed,
         "nodes": ["server", "router", "client"],
         "links": [
-            {"between": ["server", "router"], "rate": "100Gbps", "delay": "10ms"},
-            {"between": ["router", "client"], "rate": rate, "delay": "1ms", "forward": links_fwd},
+            # ns-3's point-to-point devices add a 2-byte PPP header to every packet
+            {"between": ["server", "router"], "rate": "100Gbps", "delay": "10ms", "framing": "2B"},
+            {"between": ["router", "client"], "rate": rate, "delay": "1ms", "forward": links_fwd, "framing": "2B"},
         ],
         "tcp": {"profile": "ns3", "segment_size": "1400B", "send_buffer": "64MiB", "recv_buffer": "64MiB"},
         "flows": flows,

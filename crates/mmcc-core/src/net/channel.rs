@@ -61,6 +61,11 @@ pub struct DirectionConfig {
     /// `rate` applies.
     #[serde(default)]
     pub rate_steps: Vec<(Time, Bandwidth)>,
+    /// Link-layer bytes added to every packet on the wire, counted in its transmission time,
+    /// the queue's bytes and a per-byte error model (ns-3's point-to-point links: the 2-byte
+    /// PPP header of `PointToPointNetDevice`).
+    #[serde(default)]
+    pub framing: u32,
 }
 
 impl DirectionConfig {
@@ -181,6 +186,7 @@ pub struct Channel {
     pub cut_through_until: Time,
     handoff_out: Option<(Time, Packet)>,
     drop_list: Vec<u64>,
+    framing: u32,
     drop_next: usize,
     arrivals: u64,
     /// Serialization-time cache: (wire bytes, time) of the last two sizes seen (data, ACK).
@@ -248,6 +254,7 @@ impl Channel {
                 d
             },
             drop_next: 0,
+            framing: cfg.framing,
             arrivals: 0,
             tx_cache: [(u32::MAX, Dur::ZERO); 2],
             tx_packets: 0,
@@ -296,7 +303,7 @@ impl Channel {
             .flight
             .iter()
             .filter(|(at, _)| at.0.saturating_sub(self.delay.0) > end.0)
-            .map(|(_, p)| p.wire_bytes() as u64)
+            .map(|(_, p)| (p.wire_bytes() + self.framing) as u64)
             .sum();
         self.tx_bytes.saturating_sub(pending)
     }
@@ -378,10 +385,10 @@ impl Channel {
     /// Offer a packet at `now`; `Err` gives the cause when it is refused.
     #[inline]
     pub fn enqueue(&mut self, pkt: &Packet, now: Time, wakes: &mut Wakes) -> Result<(), DropCause> {
-        let size = pkt.wire_bytes();
-        if size > self.mtu {
+        if pkt.wire_bytes() > self.mtu {
             return Err(DropCause::Mtu);
         }
+        let size = pkt.wire_bytes() + self.framing;
         if self.is_down(now) {
             return Err(DropCause::LinkDown);
         }
@@ -509,7 +516,7 @@ impl Channel {
             return Verdict::Drop(DropCause::LinkDown);
         }
         if let Some(em) = &mut self.error {
-            if em.corrupts(pkt.wire_bytes()) {
+            if em.corrupts(pkt.wire_bytes() + self.framing) {
                 return Verdict::Drop(DropCause::ErrorModel);
             }
         }
@@ -607,6 +614,22 @@ mod tests {
         assert_eq!(at, vec![(0, 12_000), (1, 24_000), (2, 144_000)]);
         // 18 us at 1 Gb/s then 100 Mb/s: the mean over 36 us is 550 Mb/s
         assert!((c.mean_rate(Time(36_000)) - 550e6).abs() < 1.0);
+    }
+
+    #[test]
+    fn framing_bytes_count_in_the_transmission_time_not_in_the_mtu() {
+        let cfg = DirectionConfig {
+            framing: 2, // ns-3's PPP header
+            ..Default::default()
+        };
+        let mut c = Channel::new(0, 1, Bandwidth::gbps(1), Dur::ZERO, 1500, &cfg, 1, "t");
+        let mut w = Wakes::default();
+        // a 1500-byte IP packet still fits the 1500-byte MTU; on the wire 1502 bytes: 12.016 us
+        c.enqueue(&pkt(0), Time::ZERO, &mut w).unwrap();
+        c.enqueue(&pkt(1), Time::ZERO, &mut w).unwrap();
+        let mut w = Wakes::default();
+        let (p, _) = c.arrive(Time(12_016), &mut w).expect("first");
+        assert_eq!((p.seq, w.arrival), (0, Some(Time(24_032))));
     }
 
     #[test]

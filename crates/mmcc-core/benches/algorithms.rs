@@ -8,9 +8,9 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use mmcc_core::cca::RateSample;
 use mmcc_core::cca::{self, AckEvent, CcState};
 use mmcc_core::sim::Simulation;
+use mmcc_core::cca::RateSample;
 use mmcc_core::{Bandwidth, Dur, Time};
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -33,11 +33,7 @@ fn per_ack_ns(name: &str) -> f64 {
         cc.delivered = cc.snd_una;
         let rtt = Dur::from_micros(20_000 + (i % 97) * 50);
         cc.latest_rtt = Some(rtt);
-        let ack = AckEvent {
-            segments_acked: 1,
-            bytes_acked: 1448,
-            rtt: Some(rtt),
-        };
+        let ack = AckEvent { segments_acked: 1, bytes_acked: 1448, rtt: Some(rtt) };
         a.on_ack(&mut cc, &ack);
         a.increase_window(&mut cc, &ack);
         let rs = RateSample {
@@ -60,12 +56,7 @@ fn per_ack_ns(name: &str) -> f64 {
 }
 
 fn run_once(name: &str, secs: u64) -> f64 {
-    let mut cfg = common::dumbbell(
-        Bandwidth::gbps(1),
-        Dur::from_millis(20),
-        2_500_000,
-        Dur::from_secs(secs),
-    );
+    let mut cfg = common::dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(secs));
     cfg.flows[0].cca = name.into();
     let t0 = Instant::now();
     let mut sim = Simulation::new(cfg).unwrap();
@@ -90,26 +81,14 @@ fn main() {
     let repeat: usize = get("--repeat", "3").parse().expect("--repeat N");
     let only = get("--cca", "");
     println!("benchmark: every algorithm; per-ACK cost on a fake state, and the {secs} s 1 Gb/s dumbbell run");
-    println!(
-        "(best of {repeat} runs, each followed by a NewReno run; ratio to NewReno's best of those)"
-    );
-    println!(
-        "{:10} {:>12} {:>12} {:>12} {:>10}",
-        "cca", "ns per ACK", "run wall s", "newreno s", "vs newreno"
-    );
+    println!("(best of {repeat} runs, each followed by a NewReno run; ratio to NewReno's best of those)");
+    println!("{:10} {:>12} {:>12} {:>12} {:>10}", "cca", "ns per ACK", "run wall s", "newreno s", "vs newreno");
     for a in cca::algorithms() {
         if !only.is_empty() && a.name != only {
             continue;
         }
         let ns = per_ack_ns(a.name);
         let (w, base) = paired(a.name, secs, repeat);
-        println!(
-            "{:10} {:12.1} {:12.3} {:12.3} {:10.2}",
-            a.name,
-            ns,
-            w,
-            base,
-            w / base
-        );
+        println!("{:10} {:12.1} {:12.3} {:12.3} {:10.2}", a.name, ns, w, base, w / base);
     }
 }

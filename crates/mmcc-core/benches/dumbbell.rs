@@ -22,12 +22,7 @@ fn main() {
     let mut packets = 0;
     let mut events = 0;
     for _ in 0..repeat {
-        let mut cfg = common::dumbbell(
-            Bandwidth::gbps(1),
-            Dur::from_millis(20),
-            2_500_000,
-            Dur::from_secs(secs),
-        );
+        let mut cfg = common::dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(secs));
         cfg.flows[0].cca = cca.clone();
         let t0 = Instant::now();
         let mut sim = Simulation::new(cfg).expect("config");
@@ -42,12 +37,6 @@ fn main() {
     println!("  wall time (best of {repeat}): {best:.3} s");
     println!("  wall s per simulated s:     {:.4}", best / secs as f64);
     println!("  simulated s per wall s:     {:.1}", secs as f64 / best);
-    println!(
-        "  packets (data + ACK):       {packets}  -> {:.2} M packets per wall s",
-        packets as f64 / best / 1e6
-    );
-    println!(
-        "  events:                     {events}  -> {:.2} M events per wall s",
-        events as f64 / best / 1e6
-    );
+    println!("  packets (data + ACK):       {packets}  -> {:.2} M packets per wall s", packets as f64 / best / 1e6);
+    println!("  events:                     {events}  -> {:.2} M events per wall s", events as f64 / best / 1e6);
 }

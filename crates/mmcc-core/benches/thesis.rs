@@ -25,12 +25,6 @@ fn main() {
         events = sim.events_processed();
     }
     println!("benchmark: thesis-edge, 60 s simulated, cca {cca}");
-    println!(
-        "  wall time (best of {repeat}): {best:.3} s   ({:.1} simulated s per wall s)",
-        60.0 / best
-    );
-    println!(
-        "  events: {events} -> {:.2} M events per wall s",
-        events as f64 / best / 1e6
-    );
+    println!("  wall time (best of {repeat}): {best:.3} s   ({:.1} simulated s per wall s)", 60.0 / best);
+    println!("  events: {events} -> {:.2} M events per wall s", events as f64 / best / 1e6);
 }

@@ -10,16 +10,12 @@ use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
 /// An instant of simulated time, in nanoseconds since the start of the run.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Time(pub u64);
 
 /// A span of simulated time, in nanoseconds.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Dur(pub u64);
 
@@ -120,9 +116,7 @@ impl fmt::Display for Dur {
 }
 
 /// A data rate in bits per second.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Bandwidth(pub u64);
 
@@ -178,10 +172,7 @@ mod tests {
     #[test]
     fn bandwidth_times_duration_is_bytes() {
         assert_eq!(Bandwidth::gbps(1).bytes_in(Dur::from_millis(20)), 2_500_000);
-        assert_eq!(
-            Bandwidth::from_bytes_per(2_500_000, Dur::from_millis(20)),
-            Bandwidth::gbps(1)
-        );
+        assert_eq!(Bandwidth::from_bytes_per(2_500_000, Dur::from_millis(20)), Bandwidth::gbps(1));
     }
 
     #[test]

@@ -7,20 +7,12 @@ use mmcc_core::tcp::Profile;
 use mmcc_core::{run, Bandwidth, Dur};
 
 fn all() -> Vec<&'static str> {
-    mmcc_core::cca::algorithms()
-        .iter()
-        .map(|a| a.name)
-        .collect()
+    mmcc_core::cca::algorithms().iter().map(|a| a.name).collect()
 }
 
 fn lossy_path(cca: &str, rtt_ms: u64, p: f64, secs: u64) -> mmcc_core::SimConfig {
     let mut cfg = with_loss(
-        dumbbell(
-            Bandwidth::gbps(1),
-            Dur::from_millis(rtt_ms),
-            50_000_000,
-            Dur::from_secs(secs),
-        ),
+        dumbbell(Bandwidth::gbps(1), Dur::from_millis(rtt_ms), 50_000_000, Dur::from_secs(secs)),
         ErrorUnit::Packet,
         p,
     );
@@ -35,23 +27,13 @@ fn every_algorithm_runs_deterministically_without_violating_invariants() {
         let a = lossy_path(cca, 20, 1e-4, 5);
         let mut b = lossy_path(cca, 20, 0.02, 3);
         b.links[1].ba.error = b.links[1].ab.error.clone();
-        b.links[1].ab.reorder = Some(ReorderConfig {
-            probability: 0.01,
-            delay: Dur::from_micros(500),
-        });
+        b.links[1].ab.reorder = Some(ReorderConfig { probability: 0.01, delay: Dur::from_micros(500) });
         for cfg in [a, b] {
             // run() checks the invariants and fails on a violation
             let x = run(cfg.clone()).unwrap_or_else(|e| panic!("{cca}: {e}"));
             let y = run(cfg).unwrap();
-            assert_eq!(
-                format!("{:?}", x.tables[0].columns),
-                format!("{:?}", y.tables[0].columns),
-                "{cca}"
-            );
-            assert!(
-                flow_stat(&x, "delivered_bytes") > 0.0,
-                "{cca} delivered nothing"
-            );
+            assert_eq!(format!("{:?}", x.tables[0].columns), format!("{:?}", y.tables[0].columns), "{cca}");
+            assert!(flow_stat(&x, "delivered_bytes") > 0.0, "{cca} delivered nothing");
         }
     }
 }
@@ -68,29 +50,14 @@ fn mss_cca_gets_4_to_10_times_newreno_on_a_lossy_long_path() {
     };
     let (m, n) = (tput("msscca"), tput("newreno"));
     let ratio = m / n;
-    assert!(
-        (4.0..=10.0).contains(&ratio),
-        "MSS-CCA {m:.1} Mb/s, NewReno {n:.1} Mb/s, ratio {ratio:.2}"
-    );
+    assert!((4.0..=10.0).contains(&ratio), "MSS-CCA {m:.1} Mb/s, NewReno {n:.1} Mb/s, ratio {ratio:.2}");
 }
 
 #[test]
 fn loss_based_throughput_falls_as_loss_rises() {
     let loss_based = [
-        "newreno",
-        "tahoe",
-        "highspeed",
-        "scalable",
-        "hybla",
-        "bic",
-        "cubic",
-        "westwood",
-        "yeah",
-        "htcp",
-        "rttv",
-        "msscca",
-        "mrvhs",
-        "mmstcp",
+        "newreno", "tahoe", "highspeed", "scalable", "hybla", "bic", "cubic", "westwood", "yeah", "htcp", "rttv",
+        "msscca", "mrvhs", "mmstcp",
     ];
     for cca in loss_based {
         let t: Vec<f64> = [1e-4, 1e-3, 1e-2]
@@ -104,10 +71,7 @@ fn loss_based_throughput_falls_as_loss_rises() {
 #[test]
 fn bbr_stays_within_20_percent_of_the_bottleneck_up_to_1_percent_loss() {
     for p in [0.0, 1e-4, 1e-3, 1e-2] {
-        let t = flow_stat(
-            &run(lossy_path("bbr", 80, p, 30)).unwrap(),
-            "throughput_mbps",
-        );
+        let t = flow_stat(&run(lossy_path("bbr", 80, p, 30)).unwrap(), "throughput_mbps");
         assert!(t >= 800.0, "BBR at loss {p}: {t:.1} Mb/s");
     }
 }
@@ -115,12 +79,7 @@ fn bbr_stays_within_20_percent_of_the_bottleneck_up_to_1_percent_loss() {
 #[test]
 fn vegas_keeps_two_to_four_packets_queued() {
     // 10 Mb/s, 20 ms: after slow start, the queue (RTT above its minimum, in packet times)
-    let mut cfg = dumbbell(
-        Bandwidth::mbps(10),
-        Dur::from_millis(20),
-        1_000_000,
-        Dur::from_secs(30),
-    );
+    let mut cfg = dumbbell(Bandwidth::mbps(10), Dur::from_millis(20), 1_000_000, Dur::from_secs(30));
     cfg.flows[0].cca = "vegas".into();
     let out = run(cfg).unwrap();
     let min = flow_stat(&out, "rtt_min_ms");
@@ -129,10 +88,7 @@ fn vegas_keeps_two_to_four_packets_queued() {
     let mean = late.iter().sum::<f64>() / late.len() as f64;
     let pkt_ms = 1488.0 * 8.0 / 10e6 * 1e3;
     let queue = (mean - min) / pkt_ms;
-    assert!(
-        (2.0..=4.0).contains(&queue),
-        "Vegas queue {queue:.2} packets"
-    );
+    assert!((2.0..=4.0).contains(&queue), "Vegas queue {queue:.2} packets");
 }
 
 #[test]
@@ -141,12 +97,7 @@ fn bbr_probes_rtt_every_10_s_for_200_ms_at_4_packets() {
     cfg.record.trace = true;
     let out = run(cfg).unwrap();
     let t = f64col(&out, "cwnd", "t_s");
-    let cw = out
-        .table("cwnd")
-        .unwrap()
-        .i64_col("cwnd_bytes")
-        .unwrap()
-        .to_vec();
+    let cw = out.table("cwnd").unwrap().i64_col("cwnd_bytes").unwrap().to_vec();
     // intervals with cwnd at 4 segments
     let mut episodes: Vec<(f64, f64)> = vec![];
     let mut start: Option<f64> = None;
@@ -163,17 +114,10 @@ fn bbr_probes_rtt_every_10_s_for_200_ms_at_4_packets() {
     assert!(episodes.len() >= 3, "ProbeRTT episodes {episodes:?}");
     for w in episodes.windows(2) {
         let gap = w[1].0 - w[0].0;
-        assert!(
-            (9.9..=10.8).contains(&gap),
-            "ProbeRTT spacing {gap:.2} s: {episodes:?}"
-        );
+        assert!((9.9..=10.8).contains(&gap), "ProbeRTT spacing {gap:.2} s: {episodes:?}");
     }
     for (s, e) in &episodes {
-        assert!(
-            e - s >= 0.2 && e - s <= 0.3,
-            "ProbeRTT lasted {:.3} s",
-            e - s
-        );
+        assert!(e - s >= 0.2 && e - s <= 0.3, "ProbeRTT lasted {:.3} s", e - s);
     }
 }
 
@@ -183,31 +127,16 @@ fn bbr_probes_rtt_every_10_s_for_200_ms_at_4_packets() {
 /// in the second after it.
 #[test]
 fn bbr_without_app_limited_probe_rtt_collapses_as_ns3_does() {
-    let mut cfg = dumbbell(
-        Bandwidth::gbps(1),
-        Dur::from_millis(20),
-        2_500_000,
-        Dur::from_secs(13),
-    );
+    let mut cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(13));
     cfg.flows[0].cca = "bbr".into();
     cfg.flows[0].tcp.profile = Profile::Ns3;
-    cfg.flows[0]
-        .cca_params
-        .insert("probe_rtt_app_limited".into(), 0.0);
+    cfg.flows[0].cca_params.insert("probe_rtt_app_limited".into(), 0.0);
     let out = run(cfg).unwrap();
     let t = f64col(&out, "series", "t_s");
     let tp = f64col(&out, "series", "throughput_mbps");
-    let v: Vec<f64> = t
-        .iter()
-        .zip(&tp)
-        .filter(|(&x, _)| (11.0..12.0).contains(&x))
-        .map(|(_, y)| *y)
-        .collect();
+    let v: Vec<f64> = t.iter().zip(&tp).filter(|(&x, _)| (11.0..12.0).contains(&x)).map(|(_, y)| *y).collect();
     let after = v.iter().sum::<f64>() / v.len() as f64;
-    assert!(
-        after < 500.0,
-        "{after:.0} Mb/s in the second after the first ProbeRTT"
-    );
+    assert!(after < 500.0, "{after:.0} Mb/s in the second after the first ProbeRTT");
 }
 
 /// Linux marks the flight of ProbeRTT application-limited, so its low-rate samples do not
@@ -216,38 +145,22 @@ fn bbr_without_app_limited_probe_rtt_collapses_as_ns3_does() {
 #[test]
 fn bbr_keeps_the_link_full_after_every_probe_rtt_at_short_rtt() {
     for profile in [Profile::Linux, Profile::Ns3] {
-        let mut cfg = dumbbell(
-            Bandwidth::gbps(1),
-            Dur::from_millis(20),
-            2_500_000,
-            Dur::from_secs(45),
-        );
+        let mut cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(45));
         cfg.flows[0].cca = "bbr".into();
         cfg.flows[0].tcp.profile = profile;
         let out = run(cfg).unwrap();
         let t = f64col(&out, "series", "t_s");
         let tp = f64col(&out, "series", "throughput_mbps");
         let mean = |a: f64, b: f64| {
-            let v: Vec<f64> = t
-                .iter()
-                .zip(&tp)
-                .filter(|(&x, _)| x >= a && x < b)
-                .map(|(_, y)| *y)
-                .collect();
+            let v: Vec<f64> = t.iter().zip(&tp).filter(|(&x, _)| x >= a && x < b).map(|(_, y)| *y).collect();
             v.iter().sum::<f64>() / v.len() as f64
         };
         // ProbeRTT every 10 s; the second after each (starting 0.5 s after it) is at full rate
         for k in 1..=4 {
-            let probe = (0..t.len())
-                .filter(|&i| t[i] > k as f64 * 10.0 - 1.0 && t[i] < k as f64 * 10.0 + 2.0)
-                .min_by(|&i, &j| tp[i].total_cmp(&tp[j]))
-                .map(|i| t[i])
-                .unwrap();
+            let probe = (0..t.len()).filter(|&i| t[i] > k as f64 * 10.0 - 1.0 && t[i] < k as f64 * 10.0 + 2.0)
+                .min_by(|&i, &j| tp[i].total_cmp(&tp[j])).map(|i| t[i]).unwrap();
             let after = mean(probe + 0.5, probe + 1.5);
-            assert!(
-                after >= 850.0,
-                "{profile:?}: {after:.0} Mb/s in the second after the ProbeRTT at {probe:.1} s"
-            );
+            assert!(after >= 850.0, "{profile:?}: {after:.0} Mb/s in the second after the ProbeRTT at {probe:.1} s");
         }
         let total = flow_stat(&out, "throughput_mbps");
         assert!(total >= 900.0, "{profile:?}: {total:.0} Mb/s");

@@ -3,18 +3,13 @@
 mod common;
 use common::*;
 use mmcc_core::net::ErrorUnit;
-use mmcc_core::sim::Simulation;
 use mmcc_core::tcp::Profile;
+use mmcc_core::sim::Simulation;
 use mmcc_core::{run, Bandwidth, Dur, Time};
 
 #[test]
 fn lossless_dumbbell_reaches_95_percent_of_the_bottleneck() {
-    let cfg = dumbbell(
-        Bandwidth::gbps(1),
-        Dur::from_millis(20),
-        2_500_000,
-        Dur::from_secs(10),
-    );
+    let cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(10));
     let out = run(cfg).unwrap();
     let tput = flow_stat(&out, "throughput_mbps");
     assert!(tput >= 950.0, "throughput {tput} Mb/s");
@@ -28,12 +23,7 @@ fn lossless_dumbbell_reaches_95_percent_of_the_bottleneck() {
 #[test]
 fn slow_start_doubles_cwnd_every_rtt() {
     // Huge buffer, long RTT: no loss during the first rounds of slow start.
-    let cfg = dumbbell(
-        Bandwidth::gbps(1),
-        Dur::from_millis(100),
-        100_000_000,
-        Dur::from_millis(650),
-    );
+    let cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(100), 100_000_000, Dur::from_millis(650));
     let mut sim = Simulation::new(cfg).unwrap();
     let mss = 1448u64;
     let mut cw = vec![];
@@ -43,11 +33,7 @@ fn slow_start_doubles_cwnd_every_rtt() {
         cw.push(sim.sender(0).cc.cwnd / mss);
     }
     // Delayed ACKs every 2nd segment with per-segment growth: exact doubling per round.
-    assert_eq!(
-        cw,
-        vec![10, 20, 40, 80, 160, 320],
-        "cwnd in segments per RTT: {cw:?}"
-    );
+    assert_eq!(cw, vec![10, 20, 40, 80, 160, 320], "cwnd in segments per RTT: {cw:?}");
     sim.check_invariants().unwrap();
 }
 
@@ -84,58 +70,30 @@ fn newreno_throughput_under_random_loss_follows_mathis() {
 #[test]
 fn rto_backs_off_while_the_path_is_cut_and_recovery_resumes_after() {
     use mmcc_core::net::Outage;
-    let mut cfg = dumbbell(
-        Bandwidth::mbps(100),
-        Dur::from_millis(20),
-        1_000_000,
-        Dur::from_secs(30),
-    );
+    let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 1_000_000, Dur::from_secs(30));
     // cut the bottleneck in both directions from 5 s to 12 s
-    let cut = Outage {
-        start: Time::from_secs(5),
-        end: Time::from_secs(12),
-    };
+    let cut = Outage { start: Time::from_secs(5), end: Time::from_secs(12) };
     cfg.links[1].ab.outages.push(cut);
     cfg.links[1].ba.outages.push(cut);
     cfg.record.trace = true;
     let out = run(cfg).unwrap();
     let ev = out.table("events").unwrap();
     let t = ev.f64_col("t_s").unwrap();
-    let mmcc_core::record::Column::Str(kind) = ev.column("event").unwrap() else {
-        panic!()
-    };
-    let rtos: Vec<f64> = t
-        .iter()
-        .zip(kind)
-        .filter(|(_, k)| *k == "rto")
-        .map(|(t, _)| *t)
-        .collect();
+    let mmcc_core::record::Column::Str(kind) = ev.column("event").unwrap() else { panic!() };
+    let rtos: Vec<f64> = t.iter().zip(kind).filter(|(_, k)| *k == "rto").map(|(t, _)| *t).collect();
     assert!(rtos.len() >= 3, "rtos at {rtos:?}");
     // gaps between consecutive timeouts during the cut double (1 s min RTO: 1, 2, 4 s)
     let gaps: Vec<f64> = rtos.windows(2).map(|w| w[1] - w[0]).collect();
     for g in gaps.windows(2).take(2) {
-        assert!(
-            (g[1] / g[0] - 2.0).abs() < 0.05,
-            "back-off not doubling: {gaps:?}"
-        );
+        assert!((g[1] / g[0] - 2.0).abs() < 0.05, "back-off not doubling: {gaps:?}");
     }
     // traffic resumes after the cut: good throughput in the last 10 s
     let tp = f64col(&out, "series", "throughput_mbps");
     let t_s = f64col(&out, "series", "t_s");
-    let late: Vec<f64> = tp
-        .iter()
-        .zip(&t_s)
-        .filter(|(_, &t)| t >= 20.0)
-        .map(|(v, _)| *v)
-        .collect();
+    let late: Vec<f64> = tp.iter().zip(&t_s).filter(|(_, &t)| t >= 20.0).map(|(v, _)| *v).collect();
     let mean = late.iter().sum::<f64>() / late.len() as f64;
     assert!(mean > 90.0, "throughput after the cut {mean}");
     // and nothing was delivered during the cut
-    let during: f64 = tp
-        .iter()
-        .zip(&t_s)
-        .filter(|(_, &t)| (5.1..11.9).contains(&t))
-        .map(|(v, _)| *v)
-        .sum();
+    let during: f64 = tp.iter().zip(&t_s).filter(|(_, &t)| (5.1..11.9).contains(&t)).map(|(v, _)| *v).sum();
     assert_eq!(during, 0.0);
 }

@@ -29,21 +29,12 @@ fn random_case(seed: u64) -> (SimConfig, u64) {
     f.tcp.snd_buf = Some(64_000 + r.below(4_000_000));
     f.tcp.rcv_buf = Some(64_000 + r.below(4_000_000));
     let loss = [0.0, 0.001, 0.01, 0.05][r.below(4) as usize];
-    cfg.links[1].ab.error = Some(ErrorModelConfig {
-        unit: ErrorUnit::Packet,
-        rate: loss,
-    });
+    cfg.links[1].ab.error = Some(ErrorModelConfig { unit: ErrorUnit::Packet, rate: loss });
     if r.below(2) == 0 {
-        cfg.links[1].ba.error = Some(ErrorModelConfig {
-            unit: ErrorUnit::Packet,
-            rate: loss / 2.0,
-        });
+        cfg.links[1].ba.error = Some(ErrorModelConfig { unit: ErrorUnit::Packet, rate: loss / 2.0 });
     }
     if r.below(2) == 0 {
-        cfg.links[1].ab.reorder = Some(ReorderConfig {
-            probability: 0.02,
-            delay: Dur::from_micros(1 + r.below(3000)),
-        });
+        cfg.links[1].ab.reorder = Some(ReorderConfig { probability: 0.02, delay: Dur::from_micros(1 + r.below(3000)) });
     }
     if r.below(4) == 0 {
         cfg.links[1].ab.queue = QueueConfig::CoDel {
@@ -55,10 +46,7 @@ fn random_case(seed: u64) -> (SimConfig, u64) {
     }
     if r.below(5) == 0 {
         let s = Time::from_millis(100 + r.below(2000));
-        cfg.links[1].ab.outages.push(Outage {
-            start: s,
-            end: s + Dur::from_millis(50 + r.below(2000)),
-        });
+        cfg.links[1].ab.outages.push(Outage { start: s, end: s + Dur::from_millis(50 + r.below(2000)) });
     }
     (cfg, bytes)
 }
@@ -71,8 +59,7 @@ fn random_loss_and_reordering_deliver_the_exact_stream_once() {
         // check invariants part-way too, not only at the end
         for k in 1..=4u64 {
             sim.run_until(Time::from_millis(k * 250));
-            sim.check_invariants()
-                .unwrap_or_else(|e| panic!("seed {seed} at {k}x250ms: {e}"));
+            sim.check_invariants().unwrap_or_else(|e| panic!("seed {seed} at {k}x250ms: {e}"));
         }
         // run until the transfer completes (lossy, small-window cases take minutes of
         // simulated time), with an hour as the cap
@@ -81,14 +68,9 @@ fn random_loss_and_reordering_deliver_the_exact_stream_once() {
             t += Dur::from_secs(10);
             sim.run_until(t);
         }
-        sim.check_invariants()
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        sim.check_invariants().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let delivered = sim.receiver(0).delivered;
-        assert_eq!(
-            delivered, bytes,
-            "seed {seed}: transfer incomplete ({delivered}/{bytes}) cfg {:?}",
-            cfg.flows[0].tcp
-        );
+        assert_eq!(delivered, bytes, "seed {seed}: transfer incomplete ({delivered}/{bytes}) cfg {:?}", cfg.flows[0].tcp);
         assert!(sim.sender(0).done(), "seed {seed}: sender not done");
     }
 }
@@ -101,12 +83,7 @@ fn same_configuration_and_seed_give_identical_results() {
         let b = run(cfg).unwrap();
         assert_eq!(a.events_processed, b.events_processed);
         for (ta, tb) in a.tables.iter().zip(&b.tables) {
-            assert_eq!(
-                format!("{:?}", ta.columns),
-                format!("{:?}", tb.columns),
-                "table {}",
-                ta.name
-            );
+            assert_eq!(format!("{:?}", ta.columns), format!("{:?}", tb.columns), "table {}", ta.name);
         }
     }
 }
@@ -114,16 +91,7 @@ fn same_configuration_and_seed_give_identical_results() {
 #[test]
 fn different_seeds_draw_different_losses() {
     let mk = |seed| {
-        let mut c = with_loss(
-            dumbbell(
-                Bandwidth::mbps(100),
-                Dur::from_millis(20),
-                500_000,
-                Dur::from_secs(5),
-            ),
-            ErrorUnit::Packet,
-            0.01,
-        );
+        let mut c = with_loss(dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 500_000, Dur::from_secs(5)), ErrorUnit::Packet, 0.01);
         c.seed = seed;
         c
     };
@@ -142,51 +110,27 @@ fn every_drop_has_a_cause_and_tables_are_rectangular() {
     let drops = out.table("drops").unwrap();
     let f = out.table("flows").unwrap();
     let total: i64 = drops.i64_col("packets").unwrap().iter().sum();
-    let by_cause: f64 = [
-        "drops_queue_full",
-        "drops_aqm",
-        "drops_error_model",
-        "drops_link_down",
-        "drops_mtu",
-        "ack_drops",
-    ]
-    .iter()
-    .map(|c| f.f64_col(c).unwrap()[0])
-    .sum();
+    let by_cause: f64 = ["drops_queue_full", "drops_aqm", "drops_error_model", "drops_link_down", "drops_mtu", "ack_drops"]
+        .iter()
+        .map(|c| f.f64_col(c).unwrap()[0])
+        .sum();
     assert_eq!(total as f64, by_cause);
 }
 
 #[test]
 fn per_byte_error_model_drops_at_the_expected_rate() {
     // 1e-5 per byte on 1488-byte packets: 1 - (1 - 1e-5)^1488 = 1.477 % of data packets.
-    let cfg = with_loss(
-        dumbbell(
-            Bandwidth::mbps(100),
-            Dur::from_millis(10),
-            1_000_000,
-            Dur::from_secs(20),
-        ),
-        ErrorUnit::Byte,
-        1e-5,
-    );
+    let cfg = with_loss(dumbbell(Bandwidth::mbps(100), Dur::from_millis(10), 1_000_000, Dur::from_secs(20)), ErrorUnit::Byte, 1e-5);
     let mut sim = Simulation::new(cfg).unwrap();
     sim.run();
-    let drops: u64 = sim
-        .drops()
-        .iter()
-        .filter(|(k, _)| k.1 == 0 && k.2 == 0 && k.3 == mmcc_core::net::DropCause::ErrorModel)
-        .map(|(_, v)| v.0)
-        .sum();
+    let drops: u64 = sim.drops().iter().filter(|(k, _)| k.1 == 0 && k.2 == 0 && k.3 == mmcc_core::net::DropCause::ErrorModel).map(|(_, v)| v.0).sum();
     let arrived = sim.accounting(0)[0].arrived;
     let n = (drops + arrived) as f64;
     let p = drops as f64 / n;
     let expect = 1.0 - (1.0f64 - 1e-5).powi(1488);
     // binomial: within 4 standard deviations
     let sd = (expect * (1.0 - expect) / n).sqrt();
-    assert!(
-        (p - expect).abs() < 4.0 * sd,
-        "measured {p} over {n} packets, expected {expect} +- {sd}"
-    );
+    assert!((p - expect).abs() < 4.0 * sd, "measured {p} over {n} packets, expected {expect} +- {sd}");
 }
 
 #[test]
@@ -199,31 +143,16 @@ fn cut_through_changes_speed_not_results() {
         cfg.engine.cut_through = false;
         let slow = run(cfg).unwrap();
         for (a, b) in fast.tables.iter().zip(&slow.tables) {
-            assert_eq!(
-                format!("{:?}", a.columns),
-                format!("{:?}", b.columns),
-                "seed {seed}, table {}",
-                a.name
-            );
+            assert_eq!(format!("{:?}", a.columns), format!("{:?}", b.columns), "seed {seed}, table {}", a.name);
         }
     }
     // and on the benchmark dumbbell it removes one event per hop
-    let cfg = dumbbell(
-        Bandwidth::gbps(1),
-        Dur::from_millis(20),
-        2_500_000,
-        Dur::from_secs(2),
-    );
+    let cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(2));
     let fast = run(cfg.clone()).unwrap();
     let mut c2 = cfg;
     c2.engine.cut_through = false;
     let slow = run(c2).unwrap();
-    assert!(
-        fast.events_processed * 10 < slow.events_processed * 6,
-        "{} vs {}",
-        fast.events_processed,
-        slow.events_processed
-    );
+    assert!(fast.events_processed * 10 < slow.events_processed * 6, "{} vs {}", fast.events_processed, slow.events_processed);
 }
 
 #[test]
@@ -240,36 +169,16 @@ fn running_in_chunks_changes_nothing() {
         let mut whole = Simulation::new(cfg).unwrap();
         whole.run();
         let once = mmcc_core::RunOutput::collect(&whole, None);
-        for ((a, b), c) in reference
-            .tables
-            .iter()
-            .zip(&chunked.tables)
-            .zip(&once.tables)
-        {
-            assert_eq!(
-                format!("{:?}", a.columns),
-                format!("{:?}", b.columns),
-                "seed {seed}, table {}",
-                a.name
-            );
-            assert_eq!(
-                format!("{:?}", a.columns),
-                format!("{:?}", c.columns),
-                "seed {seed}, table {}",
-                a.name
-            );
+        for ((a, b), c) in reference.tables.iter().zip(&chunked.tables).zip(&once.tables) {
+            assert_eq!(format!("{:?}", a.columns), format!("{:?}", b.columns), "seed {seed}, table {}", a.name);
+            assert_eq!(format!("{:?}", a.columns), format!("{:?}", c.columns), "seed {seed}, table {}", a.name);
         }
     }
 }
 
 #[test]
 fn an_interrupted_run_stops_where_it_was_asked() {
-    let cfg = dumbbell(
-        Bandwidth::gbps(1),
-        Dur::from_millis(20),
-        2_500_000,
-        Dur::from_secs(30),
-    );
+    let cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(30));
     let mut calls = 0;
     let (out, at) = mmcc_core::sim::run_interruptible(cfg, Default::default(), || {
         calls += 1;
@@ -278,8 +187,5 @@ fn an_interrupted_run_stops_where_it_was_asked() {
     .unwrap();
     let at = at.expect("interrupted");
     assert!(at > Time::ZERO && at < Time(Dur::from_secs(30).0), "{at:?}");
-    assert_eq!(
-        out.events_processed,
-        2 * mmcc_core::sim::INTERRUPT_CHECK_EVENTS
-    );
+    assert_eq!(out.events_processed, 2 * mmcc_core::sim::INTERRUPT_CHECK_EVENTS);
 }

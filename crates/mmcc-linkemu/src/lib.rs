@@ -100,38 +100,25 @@ pub struct Direction {
 impl Direction {
     /// Build a direction; unsupported options (CoDel, reordering, outages, drop lists) are errors
     /// naming the option.
-    pub fn new(
-        spec: &DirectionSpec,
-        seed: u64,
-        name: &str,
-        carries: Carries,
-    ) -> Result<Direction, String> {
+    pub fn new(spec: &DirectionSpec, seed: u64, name: &str, carries: Carries) -> Result<Direction, String> {
         if spec.rate.0 == 0 {
             return Err(format!("{name}.rate: must be positive"));
         }
-        spec.dir
-            .validate_rate_steps()
-            .map_err(|e| format!("{name}.{e}"))?;
+        spec.dir.validate_rate_steps().map_err(|e| format!("{name}.{e}"))?;
         if matches!(spec.dir.queue, QueueConfig::CoDel { .. }) {
-            return Err(format!(
-                "{name}.queue: the testbed emulates drop-tail queues only"
-            ));
+            return Err(format!("{name}.queue: the testbed emulates drop-tail queues only"));
         }
-        if spec.dir.reorder.is_some()
-            || !spec.dir.outages.is_empty()
-            || !spec.dir.drop_list.is_empty()
-        {
-            return Err(format!(
-                "{name}: reordering, outages and drop lists are not emulated by the testbed"
-            ));
+        if spec.dir.reorder.is_some() || !spec.dir.outages.is_empty() || !spec.dir.drop_list.is_empty() {
+            return Err(format!("{name}: reordering, outages and drop lists are not emulated by the testbed"));
         }
-        let error = spec.dir.error.as_ref().map(|e| {
-            let stream = spec
-                .stream
-                .clone()
-                .unwrap_or_else(|| format!("testbed/{name}"));
-            ErrorModel::new(e, Rng::stream(seed, &format!("{stream}/error")))
-        });
+        let error = spec
+            .dir
+            .error
+            .as_ref()
+            .map(|e| {
+                let stream = spec.stream.clone().unwrap_or_else(|| format!("testbed/{name}"));
+                ErrorModel::new(e, Rng::stream(seed, &format!("{stream}/error")))
+            });
         Ok(Direction {
             rate: spec.rate,
             steps: spec.dir.rate_steps.clone(),
@@ -169,10 +156,7 @@ impl Direction {
             self.waiting.pop_front();
             self.backlog_bytes -= sz;
         }
-        if !self
-            .limits
-            .admits(self.backlog_bytes, self.waiting.len() as u64, size)
-        {
+        if !self.limits.admits(self.backlog_bytes, self.waiting.len() as u64, size) {
             self.stats.drops_queue_full += 1;
             return;
         }
@@ -217,12 +201,7 @@ pub struct Path {
 }
 
 impl Path {
-    pub fn new(
-        specs: &[DirectionSpec],
-        seed: u64,
-        name: &str,
-        carries: Carries,
-    ) -> Result<Path, String> {
+    pub fn new(specs: &[DirectionSpec], seed: u64, name: &str, carries: Carries) -> Result<Path, String> {
         if specs.is_empty() {
             return Err(format!("{name}: a path needs at least one link"));
         }
@@ -296,10 +275,7 @@ mod tests {
             delay: Dur::from_millis(delay_ms),
             stream: None,
             dir: DirectionConfig {
-                queue: QueueConfig::DropTail {
-                    limit_bytes,
-                    limit_packets: None,
-                },
+                queue: QueueConfig::DropTail { limit_bytes, limit_packets: None },
                 ..Default::default()
             },
         }
@@ -307,8 +283,7 @@ mod tests {
 
     #[test]
     fn serializes_back_to_back_then_adds_the_delay() {
-        let mut d =
-            Direction::new(&spec(12_000_000, 10, None), 1, "forward", Carries::Data).unwrap();
+        let mut d = Direction::new(&spec(12_000_000, 10, None), 1, "forward", Carries::Data).unwrap();
         // 1500 B at 12 Mb/s = 1 ms each
         d.arrive(Time::ZERO, vec![0; 1500]);
         d.arrive(Time::ZERO, vec![0; 1500]);
@@ -321,13 +296,7 @@ mod tests {
     #[test]
     fn a_path_hands_packets_on_at_the_time_they_were_due() {
         // 1 ms at 12 Mb/s + 10 ms, then 0.5 ms at 24 Mb/s + 5 ms
-        let mut p = Path::new(
-            &[spec(12_000_000, 10, None), spec(24_000_000, 5, None)],
-            1,
-            "forward",
-            Carries::Data,
-        )
-        .unwrap();
+        let mut p = Path::new(&[spec(12_000_000, 10, None), spec(24_000_000, 5, None)], 1, "forward", Carries::Data).unwrap();
         p.arrive(Time::ZERO, vec![0; 1500]);
         let mut out = Vec::new();
         p.advance(Time(15_000_000), &mut out); // polled late: the second link still starts at 11 ms
@@ -342,13 +311,7 @@ mod tests {
     #[test]
     fn drop_tail_counts_only_packets_not_yet_started() {
         // room for two waiting packets of 1500 B
-        let mut d = Direction::new(
-            &spec(12_000_000, 0, Some(3000)),
-            1,
-            "forward",
-            Carries::Data,
-        )
-        .unwrap();
+        let mut d = Direction::new(&spec(12_000_000, 0, Some(3000)), 1, "forward", Carries::Data).unwrap();
         for _ in 0..4 {
             d.arrive(Time::ZERO, vec![0; 1500]);
         }
@@ -374,10 +337,7 @@ mod tests {
     #[test]
     fn packet_loss_is_seeded_and_near_its_rate() {
         let mut s = spec(1_000_000_000, 0, None);
-        s.dir.error = Some(ErrorModelConfig {
-            unit: ErrorUnit::Packet,
-            rate: 0.01,
-        });
+        s.dir.error = Some(ErrorModelConfig { unit: ErrorUnit::Packet, rate: 0.01 });
         let run = |seed| {
             let mut d = Direction::new(&s, seed, "forward", Carries::Data).unwrap();
             for i in 0..100_000u64 {
@@ -413,22 +373,14 @@ mod tests {
         assert!(exempt_from_errors(&tcp(0, syn | ack), Carries::Acks));
         let mut udp = tcp(100, 0);
         udp[9] = 17;
-        assert!(
-            !exempt_from_errors(&udp, Carries::Data) && !exempt_from_errors(&udp, Carries::Acks)
-        );
+        assert!(!exempt_from_errors(&udp, Carries::Data) && !exempt_from_errors(&udp, Carries::Acks));
         // with every subject packet lost, the exempt ones still pass
         let mut s = spec(1_000_000_000, 0, None);
-        s.dir.error = Some(ErrorModelConfig {
-            unit: ErrorUnit::Packet,
-            rate: 1.0,
-        });
+        s.dir.error = Some(ErrorModelConfig { unit: ErrorUnit::Packet, rate: 1.0 });
         let mut d = Direction::new(&s, 1, "forward", Carries::Data).unwrap();
         d.arrive(Time::ZERO, tcp(0, syn));
         d.arrive(Time::ZERO, tcp(1448, psh));
-        assert_eq!(
-            (d.stats.delivered_packets, d.stats.drops_error_model),
-            (0, 1)
-        );
+        assert_eq!((d.stats.delivered_packets, d.stats.drops_error_model), (0, 1));
         assert!(d.pop_due(Time(1_000_000)).is_some());
     }
 
@@ -436,19 +388,10 @@ mod tests {
     fn the_simulators_stream_gives_the_simulators_draws() {
         // the same stream name and seed as the simulator's channel: the same sequence of losses
         let mut s = spec(1_000_000_000, 0, None);
-        s.dir.error = Some(ErrorModelConfig {
-            unit: ErrorUnit::Packet,
-            rate: 0.01,
-        });
+        s.dir.error = Some(ErrorModelConfig { unit: ErrorUnit::Packet, rate: 0.01 });
         s.stream = Some("link/0/ab".into());
         let mut d = Direction::new(&s, 3, "forward", Carries::Data).unwrap();
-        let mut sim = ErrorModel::new(
-            &ErrorModelConfig {
-                unit: ErrorUnit::Packet,
-                rate: 0.01,
-            },
-            Rng::stream(3, "link/0/ab/error"),
-        );
+        let mut sim = ErrorModel::new(&ErrorModelConfig { unit: ErrorUnit::Packet, rate: 0.01 }, Rng::stream(3, "link/0/ab/error"));
         let mut want = 0;
         for i in 0..5000u64 {
             want += sim.corrupts(1500) as u64;
@@ -466,9 +409,7 @@ mod tests {
             target: Dur::from_millis(5),
             interval: Dur::from_millis(100),
         };
-        let e = Direction::new(&s, 1, "reverse", Carries::Acks)
-            .err()
-            .unwrap();
+        let e = Direction::new(&s, 1, "reverse", Carries::Acks).err().unwrap();
         assert!(e.contains("reverse.queue"), "{e}");
     }
 }

@@ -24,10 +24,7 @@ extern "C" fn on_signal(_sig: libc::c_int) {
 }
 
 fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes into the timespec we own.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -51,9 +48,7 @@ fn open_file(path: &str, flags: libc::c_int) -> Result<OwnedFd, String> {
 fn enter_netns(fd: &OwnedFd, what: &str) -> Result<(), String> {
     // SAFETY: setns on a namespace descriptor; affects only this (single-threaded) process.
     if unsafe { libc::setns(fd.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
-        return Err(os_err(&format!(
-            "cannot enter the network namespace {what}"
-        )));
+        return Err(os_err(&format!("cannot enter the network namespace {what}")));
     }
     Ok(())
 }
@@ -71,27 +66,18 @@ const TUNSETIFF: libc::c_ulong = 0x4004_54ca;
 /// namespace `netns`.
 fn open_tun(netns: &str, name: &str) -> Result<OwnedFd, String> {
     if name.is_empty() || name.len() >= libc::IFNAMSIZ {
-        return Err(format!(
-            "TUN name {name:?}: 1 to {} characters",
-            libc::IFNAMSIZ - 1
-        ));
+        return Err(format!("TUN name {name:?}: 1 to {} characters", libc::IFNAMSIZ - 1));
     }
     let ns = open_file(netns, libc::O_RDONLY)?;
     enter_netns(&ns, netns)?;
     let fd = open_file("/dev/net/tun", libc::O_RDWR | libc::O_NONBLOCK)?;
-    let mut req = IfReq {
-        name: [0; libc::IFNAMSIZ],
-        flags: (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short,
-        _pad: [0; 22],
-    };
+    let mut req = IfReq { name: [0; libc::IFNAMSIZ], flags: (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short, _pad: [0; 22] };
     for (d, s) in req.name.iter_mut().zip(name.bytes()) {
         *d = s as libc::c_char;
     }
     // SAFETY: TUNSETIFF reads the ifreq we own.
     if unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF as _, &mut req) } < 0 {
-        return Err(os_err(&format!(
-            "cannot create TUN device {name} in {netns}"
-        )));
+        return Err(os_err(&format!("cannot create TUN device {name} in {netns}")));
     }
     Ok(fd)
 }
@@ -116,8 +102,7 @@ fn write_stats(path: &str, fwd: &Path, rev: &Path) -> Result<(), String> {
 }
 
 fn run(cfg_path: &str) -> Result<(), String> {
-    let text =
-        std::fs::read_to_string(cfg_path).map_err(|e| format!("cannot read {cfg_path}: {e}"))?;
+    let text = std::fs::read_to_string(cfg_path).map_err(|e| format!("cannot read {cfg_path}: {e}"))?;
     let cfg: Config = serde_json::from_str(&text).map_err(|e| format!("{cfg_path}: {e}"))?;
     let build = |cfg: &Config| -> Result<(Path, Path), String> {
         Ok((
@@ -145,21 +130,13 @@ fn run(cfg_path: &str) -> Result<(), String> {
     let mut buf = vec![0u8; 65_536];
     let mut out = Vec::new();
     let open_pcap = |p: &Option<String>| -> Result<Option<PcapWriter>, String> {
-        p.as_ref()
-            .map(|p| PcapWriter::create(p).map_err(|e| format!("cannot write {p}: {e}")))
-            .transpose()
+        p.as_ref().map(|p| PcapWriter::create(p).map_err(|e| format!("cannot write {p}: {e}"))).transpose()
     };
     let mut pcaps = [open_pcap(&cfg.pcap_forward)?, open_pcap(&cfg.pcap_reverse)?];
     let mut line = Vec::new();
     let stdin = 0;
     // SAFETY: stdin is non-blocking from here on; commands are read line by line.
-    unsafe {
-        libc::fcntl(
-            stdin,
-            libc::F_SETFL,
-            libc::fcntl(stdin, libc::F_GETFL) | libc::O_NONBLOCK,
-        )
-    };
+    unsafe { libc::fcntl(stdin, libc::F_SETFL, libc::fcntl(stdin, libc::F_GETFL) | libc::O_NONBLOCK) };
     let mut stdin_open = true;
     while !STOP.load(Ordering::SeqCst) {
         let now = Time(monotonic_ns().saturating_sub(t0));
@@ -174,26 +151,11 @@ fn run(cfg_path: &str) -> Result<(), String> {
         }
         let due = [fwd.next_due(), rev.next_due()].into_iter().flatten().min();
         let wait_ns = due.map_or(100_000_000, |d| d.0.saturating_sub(now.0).min(100_000_000));
-        let ts = libc::timespec {
-            tv_sec: (wait_ns / 1_000_000_000) as _,
-            tv_nsec: (wait_ns % 1_000_000_000) as _,
-        };
+        let ts = libc::timespec { tv_sec: (wait_ns / 1_000_000_000) as _, tv_nsec: (wait_ns % 1_000_000_000) as _ };
         let mut fds = [
-            libc::pollfd {
-                fd: tun_a.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: tun_b.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: if stdin_open { stdin } else { -1 },
-                events: libc::POLLIN,
-                revents: 0,
-            },
+            libc::pollfd { fd: tun_a.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: tun_b.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: if stdin_open { stdin } else { -1 }, events: libc::POLLIN, revents: 0 },
         ];
         // SAFETY: ppoll over descriptors we own, with a timeout we own and no signal mask.
         let n = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as _, &ts, std::ptr::null()) };
@@ -221,15 +183,11 @@ fn run(cfg_path: &str) -> Result<(), String> {
                     }
                 }
             } else {
-                stdin_open =
-                    std::io::Error::last_os_error().kind() == std::io::ErrorKind::WouldBlock;
+                stdin_open = std::io::Error::last_os_error().kind() == std::io::ErrorKind::WouldBlock;
             }
         }
         let now = Time(monotonic_ns().saturating_sub(t0));
-        for ((fd, dir), pcap) in [(&tun_a, &mut fwd), (&tun_b, &mut rev)]
-            .into_iter()
-            .zip(pcaps.iter_mut())
-        {
+        for ((fd, dir), pcap) in [(&tun_a, &mut fwd), (&tun_b, &mut rev)].into_iter().zip(pcaps.iter_mut()) {
             for _ in 0..256 {
                 match read_packet(fd, &mut buf) {
                     Some(len) => {
@@ -254,9 +212,7 @@ fn run(cfg_path: &str) -> Result<(), String> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() != 2 || args[1].starts_with('-') {
-        eprintln!(
-            "usage: mmcc-linkemu CONFIG.json  (written by `mmcc testbed`; see docs/testbed.md)"
-        );
+        eprintln!("usage: mmcc-linkemu CONFIG.json  (written by `mmcc testbed`; see docs/testbed.md)");
         std::process::exit(2);
     }
     if let Err(e) = run(&args[1]) {

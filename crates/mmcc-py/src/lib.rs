@@ -7,29 +7,23 @@
 mod pycca;
 
 use mmcc_core::record::Column;
+use std::collections::BTreeMap;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 fn column_to_py<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyAny>> {
     let t = match c {
         Column::F64(v) => {
             let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-            ("f64", PyBytes::new(py, &b).into_any())
-                .into_pyobject(py)?
-                .into_any()
+            ("f64", PyBytes::new(py, &b).into_any()).into_pyobject(py)?.into_any()
         }
         Column::I64(v) => {
             let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-            ("i64", PyBytes::new(py, &b).into_any())
-                .into_pyobject(py)?
-                .into_any()
+            ("i64", PyBytes::new(py, &b).into_any()).into_pyobject(py)?.into_any()
         }
-        Column::Str(v) => ("str", PyList::new(py, v)?.into_any())
-            .into_pyobject(py)?
-            .into_any(),
+        Column::Str(v) => ("str", PyList::new(py, v)?.into_any()).into_pyobject(py)?.into_any(),
     };
     Ok(t)
 }
@@ -41,11 +35,7 @@ fn column_to_py<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyAny>>
 /// configuration, RuntimeError if a Python algorithm raised or the simulator failed.
 #[pyfunction]
 #[pyo3(signature = (config_json, algorithms=None))]
-fn run(
-    py: Python<'_>,
-    config_json: &str,
-    algorithms: Option<BTreeMap<usize, Py<PyAny>>>,
-) -> PyResult<Py<PyDict>> {
+fn run(py: Python<'_>, config_json: &str, algorithms: Option<BTreeMap<usize, Py<PyAny>>>) -> PyResult<Py<PyDict>> {
     let cfg = mmcc_core::SimConfig::from_json(config_json).map_err(PyValueError::new_err)?;
     let error: pycca::ErrorSlot = Default::default();
     let mut custom: BTreeMap<usize, Box<dyn mmcc_core::cca::CongestionControl>> = BTreeMap::new();
@@ -56,9 +46,7 @@ fn run(
     // check only); an interrupted run returns its tables so far with the time it reached.
     let result = py.detach(move || {
         catch_unwind(AssertUnwindSafe(move || {
-            mmcc_core::sim::run_interruptible(cfg, custom, || {
-                Python::attach(|py| py.check_signals().is_err())
-            })
+            mmcc_core::sim::run_interruptible(cfg, custom, || Python::attach(|py| py.check_signals().is_err()))
         }))
     });
     if let Some(msg) = error.lock().expect("error slot").take() {
@@ -73,9 +61,7 @@ fn run(
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            return Err(PyRuntimeError::new_err(format!(
-                "internal simulator error: {msg}"
-            )));
+            return Err(PyRuntimeError::new_err(format!("internal simulator error: {msg}")));
         }
     };
     let d = PyDict::new(py);
@@ -122,21 +108,16 @@ fn algorithms(py: Python<'_>) -> PyResult<Py<PyList>> {
 /// Check an algorithm name and parameters without running anything; returns the canonical
 /// name or raises ValueError naming what is allowed.
 #[pyfunction]
-fn check_algorithm(
-    name: &str,
-    params: std::collections::BTreeMap<String, f64>,
-) -> PyResult<String> {
-    mmcc_core::cca::build(name, &params)
-        .map(|a| a.name().to_string())
-        .map_err(PyValueError::new_err)
+fn check_algorithm(name: &str, params: std::collections::BTreeMap<String, f64>) -> PyResult<String> {
+    mmcc_core::cca::build(name, &params).map(|a| a.name().to_string()).map_err(PyValueError::new_err)
 }
 
 /// The concrete TCP settings of a flow's `tcp` table (JSON in, JSON out): every key the table
 /// leaves unset takes its profile's value. Used by `mmcc export-ns3` and run.json.
 #[pyfunction]
 fn resolve_tcp(tcp_json: &str) -> PyResult<String> {
-    let cfg: mmcc_core::tcp::TcpConfig = serde_json::from_str(tcp_json)
-        .map_err(|e| PyValueError::new_err(format!("invalid tcp settings: {e}")))?;
+    let cfg: mmcc_core::tcp::TcpConfig =
+        serde_json::from_str(tcp_json).map_err(|e| PyValueError::new_err(format!("invalid tcp settings: {e}")))?;
     serde_json::to_string(&cfg.resolve()).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 

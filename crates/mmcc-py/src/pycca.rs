@@ -6,10 +6,8 @@
 //! `pacing_rate_bps` the method may change. An exception stops further Python calls for that
 //! flow (it then behaves as "hold the window") and is reported when the run ends.
 
+use mmcc_core::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use mmcc_core::cca::RateSample;
-use mmcc_core::cca::{
-    AckEvent, CaState, CcState, CongestionControl, CongestionEvent, CongestionKind,
-};
 use mmcc_core::time::Bandwidth;
 use pyo3::prelude::*;
 use std::cell::Cell;
@@ -65,10 +63,7 @@ impl PyCcState {
         self.cwnd < self.ssthresh
     }
     fn __repr__(&self) -> String {
-        format!(
-            "CcState(t={:.6}s, cwnd={}, ssthresh={}, state={})",
-            self.now_s, self.cwnd, self.ssthresh, self.state
-        )
+        format!("CcState(t={:.6}s, cwnd={}, ssthresh={}, state={})", self.now_s, self.cwnd, self.ssthresh, self.state)
     }
 }
 
@@ -124,23 +119,11 @@ impl PyCca {
         let name: String = b.getattr("name")?.extract()?;
         let controls_window: bool = b.getattr("controls_window")?.extract()?;
         let fast_recovery: bool = b.getattr("uses_fast_recovery")?.extract()?;
-        Ok(PyCca {
-            obj,
-            name,
-            controls_window,
-            fast_recovery,
-            error,
-            failed: Cell::new(false),
-        })
+        Ok(PyCca { obj, name, controls_window, fast_recovery, error, failed: Cell::new(false) })
     }
 
     /// Call `method(cc, *extra)`, copy the window back; returns the method's result.
-    fn call(
-        &self,
-        cc: &mut CcState,
-        method: &str,
-        extra: impl FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>>,
-    ) -> Option<Py<PyAny>> {
+    fn call(&self, cc: &mut CcState, method: &str, extra: impl FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>>) -> Option<Py<PyAny>> {
         if self.failed.get() {
             return None;
         }
@@ -164,19 +147,9 @@ impl PyCca {
             Ok(v) => Some(v),
             Err(e) => {
                 let msg = Python::attach(|py| {
-                    let tb = e
-                        .traceback(py)
-                        .and_then(|t| t.format().ok())
-                        .unwrap_or_default();
-                    format!(
-                        "Python congestion control '{}' raised in {method}(): {e}{}",
-                        self.name,
-                        if tb.is_empty() {
-                            String::new()
-                        } else {
-                            format!("\n{tb}")
-                        }
-                    )
+                    let tb = e.traceback(py).and_then(|t| t.format().ok()).unwrap_or_default();
+                    format!("Python congestion control '{}' raised in {method}(): {e}{}", self.name,
+                        if tb.is_empty() { String::new() } else { format!("\n{tb}") })
                 });
                 self.fail(msg);
                 None
@@ -221,14 +194,7 @@ impl CongestionControl for PyCca {
         let Some(out) = self.call(&mut copy, "ssthresh", |_| Ok(vec![])) else {
             return cc.ssthresh.max(cc.min_ssthresh());
         };
-        match Python::attach(|py| {
-            out.extract::<u64>(py).map_err(|_| {
-                out.bind(py)
-                    .repr()
-                    .map(|r| r.to_string())
-                    .unwrap_or_default()
-            })
-        }) {
+        match Python::attach(|py| out.extract::<u64>(py).map_err(|_| out.bind(py).repr().map(|r| r.to_string()).unwrap_or_default())) {
             Ok(v) if v <= MAX_WINDOW => v.max(cc.min_ssthresh()),
             res => {
                 let got = match res {
@@ -248,14 +214,10 @@ impl CongestionControl for PyCca {
             CongestionKind::FastRetransmit => "fast_retransmit",
             CongestionKind::Timeout => "timeout",
         };
-        self.call(cc, "on_congestion_event", |py| {
-            Ok(vec![k.into_pyobject(py)?.into_any().unbind()])
-        });
+        self.call(cc, "on_congestion_event", |py| Ok(vec![k.into_pyobject(py)?.into_any().unbind()]));
     }
     fn on_state_change(&mut self, cc: &mut CcState, from: CaState) {
-        self.call(cc, "on_state_change", |py| {
-            Ok(vec![from.name().into_pyobject(py)?.into_any().unbind()])
-        });
+        self.call(cc, "on_state_change", |py| Ok(vec![from.name().into_pyobject(py)?.into_any().unbind()]));
     }
     fn on_rate_sample(&mut self, cc: &mut CcState, rs: &RateSample) {
         if !self.controls_window {

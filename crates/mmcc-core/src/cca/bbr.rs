@@ -24,8 +24,8 @@
 //!   Linux `bbr_reset_probe_bw_mode` any phase but the probing one (index 7 - U{0..6}: 1..7);
 //!   ns-3 `TcpBbr::EnterProbeBW` neither the probing nor the draining one (7 - U{0..5}: 2..7).
 
-use super::RateSample;
 use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, ParamSpec, Params};
+use super::RateSample;
 use crate::time::{Bandwidth, Dur, Time};
 use std::collections::VecDeque;
 
@@ -209,14 +209,11 @@ impl Bbr {
         if self.mode != Mode::ProbeBw {
             return;
         }
-        let full_length = self
-            .rt_prop
-            .is_some_and(|rt| cc.now - self.cycle_stamp > rt);
+        let full_length = self.rt_prop.is_some_and(|rt| cc.now - self.cycle_stamp > rt);
         let advance = if self.pacing_gain == 1.0 {
             full_length
         } else if self.pacing_gain > 1.0 {
-            full_length
-                && (rs.newly_lost > 0 || rs.prior_in_flight >= self.inflight(cc, self.pacing_gain))
+            full_length && (rs.newly_lost > 0 || rs.prior_in_flight >= self.inflight(cc, self.pacing_gain))
         } else {
             full_length || rs.prior_in_flight <= self.inflight(cc, 1.0)
         };
@@ -422,10 +419,7 @@ impl CongestionControl for Bbr {
         cc.cwnd
     }
     fn params(&self) -> Vec<(&'static str, f64)> {
-        vec![(
-            "probe_rtt_app_limited",
-            if self.probe_rtt_app_limited { 1.0 } else { 0.0 },
-        )]
+        vec![("probe_rtt_app_limited", if self.probe_rtt_app_limited { 1.0 } else { 0.0 })]
     }
 }
 
@@ -525,10 +519,7 @@ mod tests {
         // RTT samples stay above RTprop (a standing queue): after 10 s RTprop expires
         while d.bbr.mode() != Mode::ProbeRtt {
             d.round(12.5e6, 25, 250_000);
-            assert!(
-                d.cc.now - start < Dur::from_millis(10_100),
-                "no ProbeRTT after 10 s"
-            );
+            assert!(d.cc.now - start < Dur::from_millis(10_100), "no ProbeRTT after 10 s");
         }
         let entered = d.cc.now;
         assert!(entered - start >= Dur::from_secs(10), "{}", entered - start);

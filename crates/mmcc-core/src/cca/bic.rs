@@ -15,50 +15,18 @@
 //! ssthresh are whole segments. The `linux` profile keeps the fractional form.
 
 use super::util::{add_segments, ca_segments, half_flight, slow_start_then_ca, FracAcc};
-use super::{
-    AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params,
-};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "bic",
     aliases: &["bic-tcp", "tcp-bic"],
     source: "Xu, Harfoush & Rhee, INFOCOM 2004 (ns-3 TcpBic)",
     params: &[
-        ParamSpec {
-            name: "beta",
-            default: 0.8,
-            min: 0.0,
-            max: 1.0,
-            help: "multiplicative decrease factor",
-        },
-        ParamSpec {
-            name: "max_incr",
-            default: 16.0,
-            min: 1.0,
-            max: 1000000.0,
-            help: "largest increase per RTT (segments)",
-        },
-        ParamSpec {
-            name: "low_window",
-            default: 14.0,
-            min: 0.0,
-            max: 1000000.0,
-            help: "below this, Reno (segments)",
-        },
-        ParamSpec {
-            name: "smooth_part",
-            default: 5.0,
-            min: 1.0,
-            max: 1000000.0,
-            help: "smoothing near last_max",
-        },
-        ParamSpec {
-            name: "b",
-            default: 4.0,
-            min: 1.0,
-            max: 1000.0,
-            help: "binary search coefficient",
-        },
+        ParamSpec { name: "beta", default: 0.8, min: 0.0, max: 1.0, help: "multiplicative decrease factor" },
+        ParamSpec { name: "max_incr", default: 16.0, min: 1.0, max: 1000000.0, help: "largest increase per RTT (segments)" },
+        ParamSpec { name: "low_window", default: 14.0, min: 0.0, max: 1000000.0, help: "below this, Reno (segments)" },
+        ParamSpec { name: "smooth_part", default: 5.0, min: 1.0, max: 1000000.0, help: "smoothing near last_max" },
+        ParamSpec { name: "b", default: 4.0, min: 1.0, max: 1000.0, help: "binary search coefficient" },
     ],
     build: |p: &Params| {
         Box::new(Bic {
@@ -107,11 +75,7 @@ impl Bic {
         } else {
             w / self.max_incr // linear
         };
-        let cnt = if self.last_max == 0.0 {
-            cnt.min(20.0)
-        } else {
-            cnt
-        };
+        let cnt = if self.last_max == 0.0 { cnt.min(20.0) } else { cnt };
         cnt.max(1.0)
     }
 }
@@ -184,11 +148,7 @@ impl CongestionControl for Bic {
         if cc.ns3() {
             // TcpBic::GetSsThresh: whole segments (uint32 m_lastMaxCwnd)
             let w = w.floor();
-            self.last_max = if w < self.last_max {
-                (self.beta * w).floor()
-            } else {
-                w
-            };
+            self.last_max = if w < self.last_max { (self.beta * w).floor() } else { w };
             return;
         }
         // fast convergence (ns-3): release bandwidth to new flows
@@ -201,16 +161,7 @@ mod tests {
     use super::*;
 
     fn bic(last_max: f64) -> Bic {
-        Bic {
-            beta: 0.8,
-            max_incr: 16.0,
-            low_window: 14.0,
-            smooth_part: 5.0,
-            b: 4.0,
-            last_max,
-            acc: FracAcc::default(),
-            cwnd_cnt: 0,
-        }
+        Bic { beta: 0.8, max_incr: 16.0, low_window: 14.0, smooth_part: 5.0, b: 4.0, last_max, acc: FracAcc::default(), cwnd_cnt: 0 }
     }
 
     #[test]

@@ -35,9 +35,7 @@
 //! the minimum RTT), once per connection until a timeout.
 
 use super::util::slow_start_abc;
-use super::{
-    AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params,
-};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
 use crate::time::{Dur, Time};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -45,42 +43,13 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &["tcp-cubic"],
     source: "RFC 9438; HyStart (Ha & Rhee 2011) (ns-3 TcpCubic, Linux tcp_cubic.c)",
     params: &[
-        ParamSpec {
-            name: "c",
-            default: 0.4,
-            min: 0.001,
-            max: 100.0,
-            help: "cubic scaling constant C (RFC 9438)",
-        },
-        ParamSpec {
-            name: "beta",
-            default: 0.7,
-            min: 0.0,
-            max: 1.0,
-            help: "multiplicative decrease beta_cubic",
-        },
-        ParamSpec {
-            name: "hystart",
-            default: 1.0,
-            min: 0.0,
-            max: 1.0,
-            help: "1: HyStart on, 0: off",
-        },
-        ParamSpec {
-            name: "fast_convergence",
-            default: 1.0,
-            min: 0.0,
-            max: 1.0,
-            help: "1: on, 0: off",
-        },
+        ParamSpec { name: "c", default: 0.4, min: 0.001, max: 100.0, help: "cubic scaling constant C (RFC 9438)" },
+        ParamSpec { name: "beta", default: 0.7, min: 0.0, max: 1.0, help: "multiplicative decrease beta_cubic" },
+        ParamSpec { name: "hystart", default: 1.0, min: 0.0, max: 1.0, help: "1: HyStart on, 0: off" },
+        ParamSpec { name: "fast_convergence", default: 1.0, min: 0.0, max: 1.0, help: "1: on, 0: off" },
     ],
     build: |p: &Params| {
-        Box::new(Cubic::new(
-            p.get("c"),
-            p.get("beta"),
-            p.get("hystart") != 0.0,
-            p.get("fast_convergence") != 0.0,
-        ))
+        Box::new(Cubic::new(p.get("c"), p.get("beta"), p.get("hystart") != 0.0, p.get("fast_convergence") != 0.0))
     },
 };
 
@@ -196,16 +165,8 @@ impl Cubic {
         let t = (cc.now - epoch).secs_f64() + delay_min;
         let delta = (self.c * (t - self.k).abs().powi(3)) as u64; // uint32 in ns-3
         let origin = self.origin as u64;
-        let target = if t < self.k {
-            origin.saturating_sub(delta)
-        } else {
-            origin + delta
-        };
-        let mut cnt = if target > seg {
-            seg / (target - seg)
-        } else {
-            100 * seg
-        };
+        let target = if t < self.k { origin.saturating_sub(delta) } else { origin + delta };
+        let mut cnt = if target > seg { seg / (target - seg) } else { 100 * seg };
         if self.w_max == 0.0 && cnt > 20 {
             cnt = 20;
         }
@@ -217,7 +178,7 @@ impl Cubic {
     fn linux_constants(&self) -> (u64, u64, u64) {
         let bic_scale = ((self.c * 1024.0 / 10.0).round() as u64).max(1); // C = 0.4: 41
         let beta = ((self.beta * BETA_SCALE as f64).round() as u64).clamp(1, BETA_SCALE - 1); // 717
-                                                                                              // beta_scale = 8 * (BICTCP_BETA_SCALE + beta) / 3 / (BICTCP_BETA_SCALE - beta)
+        // beta_scale = 8 * (BICTCP_BETA_SCALE + beta) / 3 / (BICTCP_BETA_SCALE - beta)
         let beta_scale = 8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta);
         (bic_scale * 10, beta, beta_scale)
     }
@@ -252,22 +213,12 @@ impl Cubic {
                 now_j
             });
             // t = now - epoch start + min RTT, in 1/1024 s
-            let t = (((now_j - epoch) * (1_000_000 / LINUX_HZ) + lx.delay_min_us) << BICTCP_HZ)
-                / 1_000_000;
+            let t = (((now_j - epoch) * (1_000_000 / LINUX_HZ) + lx.delay_min_us) << BICTCP_HZ) / 1_000_000;
             let offs = t.abs_diff(lx.k);
             // RFC 9438 eq. 1: W_cubic = C (t - K)^3 + W_max, delta = c/rtt * offs^3
-            let delta =
-                ((cube_rtt_scale as u128 * (offs as u128).pow(3)) >> (10 + 3 * BICTCP_HZ)) as u64;
-            let target = if t < lx.k {
-                lx.origin.saturating_sub(delta)
-            } else {
-                lx.origin + delta
-            };
-            lx.cnt = if target > cwnd {
-                cwnd / (target - cwnd)
-            } else {
-                100 * cwnd
-            };
+            let delta = ((cube_rtt_scale as u128 * (offs as u128).pow(3)) >> (10 + 3 * BICTCP_HZ)) as u64;
+            let target = if t < lx.k { lx.origin.saturating_sub(delta) } else { lx.origin + delta };
+            lx.cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100 * cwnd };
             if lx.last_max_cwnd == 0 && lx.cnt > 20 {
                 lx.cnt = 20; // increase cwnd 5 % per RTT while the bandwidth is unknown
             }
@@ -358,9 +309,7 @@ impl Cubic {
         let mut found = self.train_lasted(cc.now, Dur(min_rtt.0 / 2), false);
         // Delay increase over the round's first samples
         if let Some(r) = rtt {
-            let thresh = Dur(min_rtt.0 / 8)
-                .max(HYSTART_DELAY_MIN)
-                .min(HYSTART_DELAY_MAX);
+            let thresh = Dur(min_rtt.0 / 8).max(HYSTART_DELAY_MIN).min(HYSTART_DELAY_MAX);
             found |= self.delay_increased(r, min_rtt, thresh);
         }
         if found {
@@ -377,10 +326,7 @@ impl CongestionControl for Cubic {
         if cc.ns3() {
             // ns-3 TcpCubic::PktsAcked (rtt = the smoothed estimate): nothing within CubicDelta
             // of an epoch's start; the minimum delay; HyStart while in slow start from 16 segments
-            if self
-                .epoch_start
-                .is_some_and(|e| cc.now - e < NS3_CUBIC_DELTA)
-            {
+            if self.epoch_start.is_some_and(|e| cc.now - e < NS3_CUBIC_DELTA) {
                 return;
             }
             let Some(r) = ack.rtt else { return };
@@ -394,11 +340,7 @@ impl CongestionControl for Cubic {
         // except during the first second of an epoch (samples right after a recovery)
         let Some(r) = ack.rtt else { return };
         let now_j = cc.now.0 / LINUX_JIFFY_NS;
-        if self
-            .lx
-            .epoch_start
-            .is_some_and(|e| now_j.saturating_sub(e) < LINUX_HZ)
-        {
+        if self.lx.epoch_start.is_some_and(|e| now_j.saturating_sub(e) < LINUX_HZ) {
             return;
         }
         let us = (r.0 / 1000).max(1);
@@ -492,11 +434,7 @@ impl CongestionControl for Cubic {
             return;
         }
         // section 4.7 fast convergence
-        self.w_max = if self.fast_convergence && w < self.w_max {
-            w * (1.0 + self.beta) / 2.0
-        } else {
-            w
-        };
+        self.w_max = if self.fast_convergence && w < self.w_max { w * (1.0 + self.beta) / 2.0 } else { w };
         self.w_max = self.w_max.floor();
         self.epoch_start = None;
         self.origin = 0.0;
@@ -506,8 +444,8 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::super::testing::{ack, loss, state};
-    use super::*;
     use crate::cca::CongestionKind;
+    use super::*;
 
     #[test]
     fn linux_grows_five_percent_per_rtt_before_the_first_loss() {
@@ -606,11 +544,7 @@ mod tests {
             let ev = loss(CongestionKind::FastRetransmit, &cc);
             c.on_congestion_event(&mut cc, &ev);
             assert_eq!(c.w_max(), 100.0);
-            let ev = CongestionEvent {
-                kind: CongestionKind::Timeout,
-                prior_cwnd: 100_000,
-                bytes_in_flight: 90_000,
-            };
+            let ev = CongestionEvent { kind: CongestionKind::Timeout, prior_cwnd: 100_000, bytes_in_flight: 90_000 };
             c.on_congestion_event(&mut cc, &ev);
             assert_eq!(c.w_max(), 0.0, "{profile:?}");
         }
@@ -640,11 +574,7 @@ mod tests {
         cc.cwnd = 75_000;
         assert_eq!(c.ns3_update(&cc), 7500);
         // a timeout resets W_max (ns-3 CubicReset on CA_LOSS)
-        let ev = CongestionEvent {
-            kind: CongestionKind::Timeout,
-            prior_cwnd: 80_000,
-            bytes_in_flight: 0,
-        };
+        let ev = CongestionEvent { kind: CongestionKind::Timeout, prior_cwnd: 80_000, bytes_in_flight: 0 };
         c.on_congestion_event(&mut cc, &ev);
         assert_eq!(c.w_max(), 0.0);
     }

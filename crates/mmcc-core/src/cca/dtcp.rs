@@ -22,53 +22,19 @@
 //! after telling the class of the timeout, so a `TcpCongestionOps` cannot do it earlier.
 
 use super::util::{add_segments, slow_start_then_ca, FracAcc, RoundRate};
-use super::{
-    AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, CongestionKind,
-    ParamSpec, Params,
-};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "dtcp",
     aliases: &["d-tcp", "nexgen-dtcp", "nexgen-d-tcp"],
     source: "Kanagarathinam et al., IEEE Access 8:164482 (2020)",
     params: &[
-        ParamSpec {
-            name: "kappa",
-            default: 0.9,
-            min: 0.0,
-            max: 1.0,
-            help: "bandwidth filter gain (eq. 6)",
-        },
-        ParamSpec {
-            name: "g",
-            default: 0.5,
-            min: 0.0,
-            max: 10.0,
-            help: "normalisation gain (eq. 9)",
-        },
-        ParamSpec {
-            name: "alpha",
-            default: 0.2,
-            min: 0.001,
-            max: 100.0,
-            help: "congestion control factor gain (eq. 12)",
-        },
-        ParamSpec {
-            name: "eta",
-            default: 2.0,
-            min: 0.5,
-            max: 100.0,
-            help: "decrease parameter: y = eta / ((2 eta - 1) N + 1)",
-        },
+        ParamSpec { name: "kappa", default: 0.9, min: 0.0, max: 1.0, help: "bandwidth filter gain (eq. 6)" },
+        ParamSpec { name: "g", default: 0.5, min: 0.0, max: 10.0, help: "normalisation gain (eq. 9)" },
+        ParamSpec { name: "alpha", default: 0.2, min: 0.001, max: 100.0, help: "congestion control factor gain (eq. 12)" },
+        ParamSpec { name: "eta", default: 2.0, min: 0.5, max: 100.0, help: "decrease parameter: y = eta / ((2 eta - 1) N + 1)" },
     ],
-    build: |p: &Params| {
-        Box::new(Dtcp::new(
-            p.get("kappa"),
-            p.get("g"),
-            p.get("alpha"),
-            p.get("eta"),
-        ))
-    },
+    build: |p: &Params| Box::new(Dtcp::new(p.get("kappa"), p.get("g"), p.get("alpha"), p.get("eta"))),
 };
 
 pub struct Dtcp {
@@ -115,9 +81,7 @@ impl Dtcp {
         self.b_filtered = Some(b_f);
         let sinr_term = match sinr {
             Some(s) => {
-                let avg = self
-                    .sinr_avg
-                    .map_or(s, |a| self.kappa * a + (1.0 - self.kappa) * s);
+                let avg = self.sinr_avg.map_or(s, |a| self.kappa * a + (1.0 - self.kappa) * s);
                 self.sinr_avg = Some(avg);
                 s - avg
             }
@@ -144,11 +108,7 @@ impl CongestionControl for Dtcp {
             cc.cwnd = cc.cwnd.max(2 * cc.initial_cwnd); // ns3: the timeout's 2 IW, one ACK later
         }
         // eq. 5: bytes acknowledged in the epoch / its duration, in Mb/s
-        if let Some(bytes_per_s) = self
-            .rate
-            .on_ack(cc, ack.rtt, cc.snd_una)
-            .and_then(|r| r.rate)
-        {
+        if let Some(bytes_per_s) = self.rate.on_ack(cc, ack.rtt, cc.snd_una).and_then(|r| r.rate) {
             self.epoch(bytes_per_s * 8.0 / 1e6, cc.sinr_db, cc.cwnd_segments());
         }
     }
@@ -174,12 +134,7 @@ impl CongestionControl for Dtcp {
         }
     }
     fn params(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("kappa", self.kappa),
-            ("g", self.g),
-            ("alpha", self.alpha),
-            ("eta", self.eta),
-        ]
+        vec![("kappa", self.kappa), ("g", self.g), ("alpha", self.alpha), ("eta", self.eta)]
     }
 }
 
@@ -210,17 +165,10 @@ mod tests {
             cc.cwnd = 1000; // the stack's one segment after an RTO
             d.on_congestion_event(&mut cc, &ev);
             assert_eq!(d.n(), 1.0);
-            let expect_now = if profile == Profile::Ns3 {
-                1000
-            } else {
-                20_000
-            };
+            let expect_now = if profile == Profile::Ns3 { 1000 } else { 20_000 };
             assert_eq!(cc.cwnd, expect_now, "{profile:?}");
             d.on_ack(&mut cc, &crate::cca::testing::ack(1, 1000, None));
-            assert_eq!(
-                cc.cwnd, 20_000,
-                "{profile:?}: 2 IW after the first ACK at the latest"
-            );
+            assert_eq!(cc.cwnd, 20_000, "{profile:?}: 2 IW after the first ACK at the latest");
         }
     }
 

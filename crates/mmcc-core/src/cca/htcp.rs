@@ -16,9 +16,7 @@
 //! ratio, else 0.5; ssthresh = max(beta * bytes in flight, 2 MSS).
 
 use super::util::{add_segments, slow_start_then_ca, FracAcc};
-use super::{
-    AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params,
-};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
 use crate::time::{Dur, Time};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -26,35 +24,11 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &["h-tcp", "tcp-htcp"],
     source: "Leith & Shorten, PFLDnet 2004 (ns-3 TcpHtcp)",
     params: &[
-        ParamSpec {
-            name: "delta_l_s",
-            default: 1.0,
-            min: 0.0,
-            max: 3600.0,
-            help: "low-speed regime duration Delta_L (s)",
-        },
-        ParamSpec {
-            name: "default_backoff",
-            default: 0.5,
-            min: 0.0,
-            max: 1.0,
-            help: "beta when throughput changed",
-        },
-        ParamSpec {
-            name: "throughput_ratio",
-            default: 0.2,
-            min: 0.0,
-            max: 100.0,
-            help: "throughput change that resets beta",
-        },
+        ParamSpec { name: "delta_l_s", default: 1.0, min: 0.0, max: 3600.0, help: "low-speed regime duration Delta_L (s)" },
+        ParamSpec { name: "default_backoff", default: 0.5, min: 0.0, max: 1.0, help: "beta when throughput changed" },
+        ParamSpec { name: "throughput_ratio", default: 0.2, min: 0.0, max: 100.0, help: "throughput change that resets beta" },
     ],
-    build: |p: &Params| {
-        Box::new(Htcp::new(
-            p.get("delta_l_s"),
-            p.get("default_backoff"),
-            p.get("throughput_ratio"),
-        ))
-    },
+    build: |p: &Params| Box::new(Htcp::new(p.get("delta_l_s"), p.get("default_backoff"), p.get("throughput_ratio"))),
 };
 
 pub struct Htcp {
@@ -103,24 +77,15 @@ impl Htcp {
         };
         let dt = (cc.now - self.last_con).secs_f64();
         if cc.ns3() {
-            let tput = if dt > 0.0 {
-                (self.data_sent as f64 / dt) as u64
-            } else {
-                0
-            };
+            let tput = if dt > 0.0 { (self.data_sent as f64 / dt) as u64 } else { 0 };
             let last = self.last_throughput as u64;
-            let rose =
-                tput > last && last > 0 && ((tput - last) / last) as f64 <= self.throughput_ratio;
+            let rose = tput > last && last > 0 && ((tput - last) / last) as f64 <= self.throughput_ratio;
             return match ratio {
                 Some(r) if rose => r,
                 _ => self.default_backoff,
             };
         }
-        let tput = if dt > 0.0 {
-            (cc.delivered - self.delivered_at_con) as f64 / dt
-        } else {
-            0.0
-        };
+        let tput = if dt > 0.0 { (cc.delivered - self.delivered_at_con) as f64 / dt } else { 0.0 };
         let changed = self.last_throughput > 0.0
             && ((tput - self.last_throughput).abs() / self.last_throughput) > self.throughput_ratio;
         match ratio {
@@ -160,8 +125,7 @@ impl CongestionControl for Htcp {
             if cc.ns3() {
                 // ns-3 TcpHtcp::CongestionAvoidance, once per ACK: cwnd += (MSS^2 + cwnd alpha) /
                 // cwnd bytes, i.e. Reno's MSS^2/cwnd plus alpha *bytes* (not alpha MSS^2/cwnd)
-                let adder =
-                    ((cc.mss * cc.mss) as f64 + cc.cwnd as f64 * self.alpha) / cc.cwnd as f64;
+                let adder = ((cc.mss * cc.mss) as f64 + cc.cwnd as f64 * self.alpha) / cc.cwnd as f64;
                 cc.cwnd += adder.max(1.0) as u64;
                 return;
             }
@@ -178,11 +142,7 @@ impl CongestionControl for Htcp {
         self.beta = self.backoff(cc);
         let dt = (cc.now - self.last_con).secs_f64();
         self.last_throughput = if cc.ns3() {
-            if dt > 0.0 {
-                (self.data_sent as f64 / dt).floor()
-            } else {
-                0.0
-            }
+            if dt > 0.0 { (self.data_sent as f64 / dt).floor() } else { 0.0 }
         } else if dt > 0.0 {
             (cc.delivered - self.delivered_at_con) as f64 / dt
         } else {

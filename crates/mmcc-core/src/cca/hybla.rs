@@ -40,12 +40,7 @@ pub struct Hybla {
 
 impl Hybla {
     pub fn new(rtt0_ms: f64) -> Self {
-        Hybla {
-            rtt0_s: Some(rtt0_ms.max(1e-3) / 1e3),
-            rho: 1.0,
-            acc: FracAcc::default(),
-            cnt: 0.0,
-        }
+        Hybla { rtt0_s: Some(rtt0_ms.max(1e-3) / 1e3), rho: 1.0, acc: FracAcc::default(), cnt: 0.0 }
     }
     pub fn rho(&self) -> f64 {
         self.rho
@@ -124,12 +119,7 @@ mod tests {
 
     #[test]
     fn ns3_profile_uses_rtt0_50ms_and_whole_segments() {
-        let mut h = Hybla {
-            rtt0_s: None,
-            rho: 1.0,
-            acc: FracAcc::default(),
-            cnt: 0.0,
-        };
+        let mut h = Hybla { rtt0_s: None, rho: 1.0, acc: FracAcc::default(), cnt: 0.0 };
         let mut cc = state(1000, 10, 1000);
         cc.profile = crate::cca::Profile::Ns3;
         cc.min_rtt = Some(Dur::from_millis(100));

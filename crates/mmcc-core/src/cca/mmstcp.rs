@@ -8,44 +8,18 @@
 //!   (to stop repeated slow starts). RTO: common conventions (and `a` reset).
 
 use super::util::{add_segments, slow_start_then_ca, FracAcc};
-use super::{
-    AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params,
-};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "mmstcp",
     aliases: &["mms-tcp", "mms_tcp"],
     source: "Kim & Cho, Sensors 22(10):3609 (2022)",
     params: &[
-        ParamSpec {
-            name: "a_max",
-            default: 125.0,
-            min: 1.0,
-            max: 1000000.0,
-            help: "upper bound of the ACK counter a",
-        },
-        ParamSpec {
-            name: "beta_ca",
-            default: 0.125,
-            min: 0.0,
-            max: 1.0,
-            help: "decrease in congestion avoidance",
-        },
-        ParamSpec {
-            name: "beta_ss",
-            default: 0.5,
-            min: 0.0,
-            max: 1.0,
-            help: "decrease in slow start",
-        },
+        ParamSpec { name: "a_max", default: 125.0, min: 1.0, max: 1000000.0, help: "upper bound of the ACK counter a" },
+        ParamSpec { name: "beta_ca", default: 0.125, min: 0.0, max: 1.0, help: "decrease in congestion avoidance" },
+        ParamSpec { name: "beta_ss", default: 0.5, min: 0.0, max: 1.0, help: "decrease in slow start" },
     ],
-    build: |p: &Params| {
-        Box::new(MmsTcp::new(
-            p.get("a_max"),
-            p.get("beta_ca"),
-            p.get("beta_ss"),
-        ))
-    },
+    build: |p: &Params| Box::new(MmsTcp::new(p.get("a_max"), p.get("beta_ca"), p.get("beta_ss"))),
 };
 
 pub struct MmsTcp {
@@ -58,13 +32,7 @@ pub struct MmsTcp {
 
 impl MmsTcp {
     pub fn new(a_max: f64, beta_ca: f64, beta_ss: f64) -> Self {
-        MmsTcp {
-            a: 1.0,
-            a_max: a_max.max(1.0),
-            beta_ca,
-            beta_ss,
-            acc: FracAcc::default(),
-        }
+        MmsTcp { a: 1.0, a_max: a_max.max(1.0), beta_ca, beta_ss, acc: FracAcc::default() }
     }
     /// The counter `a` (for tests and reports).
     pub fn counter(&self) -> f64 {
@@ -84,22 +52,14 @@ impl CongestionControl for MmsTcp {
         self.a = (self.a + 1.0).min(self.a_max); // a grows by one per ACK up to a_max
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        let beta = if cc.in_slow_start() {
-            self.beta_ss
-        } else {
-            self.beta_ca
-        };
+        let beta = if cc.in_slow_start() { self.beta_ss } else { self.beta_ca };
         ((cc.cwnd as f64 * (1.0 - beta)) as u64).max(cc.min_ssthresh()) // cwnd -= beta cwnd
     }
     fn on_congestion_event(&mut self, _cc: &mut CcState, _ev: &CongestionEvent) {
         self.a = 1.0; // every epoch starts fast
     }
     fn params(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("a_max", self.a_max),
-            ("beta_ca", self.beta_ca),
-            ("beta_ss", self.beta_ss),
-        ]
+        vec![("a_max", self.a_max), ("beta_ca", self.beta_ca), ("beta_ss", self.beta_ss)]
     }
 }
 

@@ -43,8 +43,7 @@ impl CongestionControl for NewReno {
             // Linux tcp_cong_avoid_ai(cwnd, acked): RFC 5681 eq. (3) per acknowledged
             // segment, cwnd += SMSS * SMSS / cwnd each.
             let cwnd = cc.cwnd;
-            self.acc
-                .add(&mut cc.cwnd, cc.mss * cc.mss * segs as u64, cwnd);
+            self.acc.add(&mut cc.cwnd, cc.mss * cc.mss * segs as u64, cwnd);
         }
     }
 

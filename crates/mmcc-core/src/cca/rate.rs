@@ -39,3 +39,4 @@ impl RateSample {
         }
     }
 }
+

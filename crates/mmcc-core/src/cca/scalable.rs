@@ -37,17 +37,12 @@ pub struct Scalable {
 
 impl Scalable {
     pub fn new(a: f64, b: f64) -> Self {
-        Scalable {
-            a: Some(a),
-            b,
-            acc: FracAcc::default(),
-        }
+        Scalable { a: Some(a), b, acc: FracAcc::default() }
     }
 
     /// Kelly's a: as given, else 1/100 (Linux TCP_SCALABLE_AI_CNT) or 1/50 (ns-3 AIFactor).
     pub fn a(&self, cc: &CcState) -> f64 {
-        self.a
-            .unwrap_or(if cc.ns3() { 1.0 / 50.0 } else { 1.0 / 100.0 })
+        self.a.unwrap_or(if cc.ns3() { 1.0 / 50.0 } else { 1.0 / 100.0 })
     }
 }
 
@@ -101,16 +96,12 @@ mod tests {
 
     #[test]
     fn the_default_a_follows_the_profile() {
-        let s = Scalable {
-            a: None,
-            b: 0.125,
-            acc: FracAcc::default(),
-        };
+        let s = Scalable { a: None, b: 0.125, acc: FracAcc::default() };
         let mut cc = state(1000, 1000, 10);
         assert_eq!(s.a(&cc), 0.01); // Linux TCP_SCALABLE_AI_CNT = 100
         cc.profile = crate::cca::Profile::Ns3;
         assert_eq!(s.a(&cc), 0.02); // ns-3 AIFactor = 50
-                                    // ns-3 ssthresh: from the flight, whole segments: 0.875 * 99 = 86.6 -> 86
+        // ns-3 ssthresh: from the flight, whole segments: 0.875 * 99 = 86.6 -> 86
         cc.bytes_in_flight = 99_500;
         assert_eq!(s.ssthresh(&cc), 86_000);
     }

@@ -158,12 +158,7 @@ pub struct IntervalThroughput {
 
 impl IntervalThroughput {
     pub fn new(interval: Dur) -> Self {
-        IntervalThroughput {
-            interval,
-            start: None,
-            una_at_start: 0,
-            last: None,
-        }
+        IntervalThroughput { interval, start: None, una_at_start: 0, last: None }
     }
 
     /// Feed an ACK (the clock and the cumulative ACK point).
@@ -193,11 +188,7 @@ pub fn reno_ca(acc: &mut FracAcc, cc: &mut CcState) {
 #[inline]
 pub fn add_segments(acc: &mut FracAcc, cc: &mut CcState, segments: f64) {
     if segments > 0.0 && segments.is_finite() {
-        acc.add(
-            &mut cc.cwnd,
-            (segments * cc.mss as f64 * 1e6).round() as u64,
-            1_000_000,
-        );
+        acc.add(&mut cc.cwnd, (segments * cc.mss as f64 * 1e6).round() as u64, 1_000_000);
     }
 }
 

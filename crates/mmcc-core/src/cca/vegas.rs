@@ -30,27 +30,9 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &["tcp-vegas"],
     source: "Brakmo & Peterson, IEEE JSAC 13(8) 1995 (ns-3 TcpVegas)",
     params: &[
-        ParamSpec {
-            name: "alpha",
-            default: 2.0,
-            min: 0.0,
-            max: 10000.0,
-            help: "lower bound of queued segments",
-        },
-        ParamSpec {
-            name: "beta",
-            default: 4.0,
-            min: 0.0,
-            max: 10000.0,
-            help: "upper bound of queued segments",
-        },
-        ParamSpec {
-            name: "gamma",
-            default: 1.0,
-            min: 0.0,
-            max: 10000.0,
-            help: "slow-start exit threshold (segments)",
-        },
+        ParamSpec { name: "alpha", default: 2.0, min: 0.0, max: 10000.0, help: "lower bound of queued segments" },
+        ParamSpec { name: "beta", default: 4.0, min: 0.0, max: 10000.0, help: "upper bound of queued segments" },
+        ParamSpec { name: "gamma", default: 1.0, min: 0.0, max: 10000.0, help: "slow-start exit threshold (segments)" },
     ],
     build: |p: &Params| Box::new(Vegas::new(p.get("alpha"), p.get("beta"), p.get("gamma"))),
 };
@@ -67,15 +49,7 @@ pub struct Vegas {
 
 impl Vegas {
     pub fn new(alpha: f64, beta: f64, gamma: f64) -> Self {
-        Vegas {
-            alpha,
-            beta,
-            gamma,
-            base_rtt: None,
-            round: Round::default(),
-            enabled: true,
-            acc: FracAcc::default(),
-        }
+        Vegas { alpha, beta, gamma, base_rtt: None, round: Round::default(), enabled: true, acc: FracAcc::default() }
     }
 
     /// The per-RTT Vegas decision given the round's minimum RTT; returns the new cwnd.
@@ -90,11 +64,8 @@ impl Vegas {
         }
         let diff = w - target; // segments queued
         let mss = cc.mss as f64;
-        let vegas_ssthresh = |cc: &CcState| {
-            (cc.ssthresh as f64)
-                .min(cc.cwnd as f64 - mss)
-                .max(2.0 * mss) as u64
-        };
+        let vegas_ssthresh =
+            |cc: &CcState| (cc.ssthresh as f64).min(cc.cwnd as f64 - mss).max(2.0 * mss) as u64;
         if cc.in_slow_start() {
             if diff > self.gamma {
                 // leave slow start: cwnd = min(cwnd, target + 1)
@@ -127,11 +98,8 @@ impl CongestionControl for Vegas {
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         // ns-3 TcpVegas: the cycle ends once everything sent before it is acknowledged
-        let round_end = if cc.ns3() {
-            self.round.on_ack_reaching_end(cc, ack.rtt)
-        } else {
-            self.round.on_ack(cc, ack.rtt)
-        };
+        let round_end =
+            if cc.ns3() { self.round.on_ack_reaching_end(cc, ack.rtt) } else { self.round.on_ack(cc, ack.rtt) };
         if !self.enabled {
             self.reno(cc, ack);
             return;
@@ -159,11 +127,7 @@ impl CongestionControl for Vegas {
         }
     }
     fn params(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("alpha", self.alpha),
-            ("beta", self.beta),
-            ("gamma", self.gamma),
-        ]
+        vec![("alpha", self.alpha), ("beta", self.beta), ("gamma", self.gamma)]
     }
 }
 
@@ -209,10 +173,7 @@ mod tests {
     fn ns3_cycle_ends_when_the_previous_window_is_acknowledged() {
         // ns-3 m_lastAckedSeq >= m_begSndNxt; Linux after(ack, beg_snd_nxt). Congestion
         // avoidance at 10 segments, no queue: a cycle's end adds one segment.
-        for (profile, cwnd_after) in [
-            (crate::cca::Profile::Ns3, 11_000),
-            (crate::cca::Profile::Linux, 10_000),
-        ] {
+        for (profile, cwnd_after) in [(crate::cca::Profile::Ns3, 11_000), (crate::cca::Profile::Linux, 10_000)] {
             let (mut v, mut cc) = vegas_at(10, 20);
             cc.ssthresh = 5_000;
             cc.profile = profile;

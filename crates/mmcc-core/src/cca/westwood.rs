@@ -20,13 +20,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "westwood",
     aliases: &["westwood+", "westwoodplus", "westwood-plus", "tcp-westwood"],
     source: "Grieco & Mascolo, ACM CCR 34(2) 2004 (Westwood+; ns-3 TcpWestwoodPlus, Tustin filter)",
-    params: &[ParamSpec {
-        name: "alpha",
-        default: 0.9,
-        min: 0.0,
-        max: 1.0,
-        help: "Tustin filter gain",
-    }],
+    params: &[ParamSpec { name: "alpha", default: 0.9, min: 0.0, max: 1.0, help: "Tustin filter gain" }],
     build: |p: &Params| Box::new(Westwood::new(p.get("alpha"))),
 };
 
@@ -60,21 +54,14 @@ impl Westwood {
     /// reported); the first ACK of a period schedules the sample one (smoothed) RTT later:
     /// b = counted segments * MSS / that RTT. The Tustin filter starts from 0 (m_lastBW = 0).
     fn ns3_on_ack(&mut self, cc: &CcState, ack: &AckEvent) {
-        let Some(rtt) = ack.rtt.filter(|r| r.0 > 0) else {
-            return;
-        };
-        self.ns3_count += if ack.segments_acked > 0 {
-            ack.segments_acked as u64
-        } else {
-            1
-        };
+        let Some(rtt) = ack.rtt.filter(|r| r.0 > 0) else { return };
+        self.ns3_count += if ack.segments_acked > 0 { ack.segments_acked as u64 } else { 1 };
         match self.ns3_period {
             None => self.ns3_period = Some((cc.now, rtt)),
             Some((t0, len)) if cc.now >= t0 + len => {
                 let sample = self.ns3_count as f64 * cc.mss as f64 / len.secs_f64();
                 // Tustin with ns-3's zero start: BWE = a BWE + (1 - a) (b + b_prev) / 2
-                self.bwe =
-                    self.alpha * self.bwe + (1.0 - self.alpha) * (sample + self.last_sample) / 2.0;
+                self.bwe = self.alpha * self.bwe + (1.0 - self.alpha) * (sample + self.last_sample) / 2.0;
                 self.last_sample = sample;
                 self.ns3_count = 0;
                 self.ns3_period = None;
@@ -108,11 +95,7 @@ impl CongestionControl for Westwood {
             return;
         }
         // b_k = data delivered (acknowledged or SACKed) in the round / its duration
-        if let Some(sample) = self
-            .rate
-            .on_ack(cc, ack.rtt, cc.delivered)
-            .and_then(|r| r.rate)
-        {
+        if let Some(sample) = self.rate.on_ack(cc, ack.rtt, cc.delivered).and_then(|r| r.rate) {
             self.filter(sample);
         }
     }

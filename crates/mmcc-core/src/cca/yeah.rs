@@ -100,18 +100,13 @@ impl CongestionControl for Yeah {
         let w = (cc.loss_window() / cc.mss) as f64;
         let half = (w / 2.0).floor().max(2.0);
         let reduction = if self.doing_reno_now < RHO {
-            self.last_q
-                .min(half)
-                .max((w / (1u64 << DELTA) as f64).floor())
+            self.last_q.min(half).max((w / (1u64 << DELTA) as f64).floor())
         } else {
             half
         };
         if cc.ns3() {
             // TcpYeah::GetSsThresh: bytesInFlight - reduction segments, at least 2 MSS
-            return cc
-                .bytes_in_flight
-                .saturating_sub(reduction as u64 * cc.mss)
-                .max(cc.min_ssthresh());
+            return cc.bytes_in_flight.saturating_sub(reduction as u64 * cc.mss).max(cc.min_ssthresh());
         }
         (((w - reduction) * cc.mss as f64) as u64).max(cc.min_ssthresh())
     }
@@ -127,8 +122,8 @@ impl Yeah {
         let rtt_s = rtt.secs_f64();
         let base_s = base.secs_f64();
         let queue = (w * (rtt_s - base_s) / rtt_s).floor(); // Q = cwnd (rtt - base) / rtt
-                                                            // ns-3 TcpYeah compares L with `1 / m_phy`, an integer division (uint32 m_phy = 8)
-                                                            // that is 0: any queueing delay means slow mode there. The ns3 profile keeps that.
+        // ns-3 TcpYeah compares L with `1 / m_phy`, an integer division (uint32 m_phy = 8)
+        // that is 0: any queueing delay means slow mode there. The ns3 profile keeps that.
         let l_max = if cc.ns3() { 0.0 } else { 1.0 / PHY };
         if queue > ALPHA || (rtt_s - base_s) / base_s > l_max {
             if queue > ALPHA && w > self.reno_count {

@@ -52,13 +52,7 @@ impl<E: Copy> Default for Scheduler<E> {
 
 impl<E: Copy> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler {
-            heap: Vec::with_capacity(1024),
-            hole: false,
-            seq: 0,
-            now: Time::ZERO,
-            processed: 0,
-        }
+        Scheduler { heap: Vec::with_capacity(1024), hole: false, seq: 0, now: Time::ZERO, processed: 0 }
     }
 
     /// Place `e` at index `i` (a hole) and move it down to its place.
@@ -71,11 +65,7 @@ impl<E: Copy> Scheduler<E> {
                 break;
             }
             let r = l + 1;
-            let c = if r < n && self.heap[r].key < self.heap[l].key {
-                r
-            } else {
-                l
-            };
+            let c = if r < n && self.heap[r].key < self.heap[l].key { r } else { l };
             if self.heap[c].key >= e.key {
                 break;
             }
@@ -123,10 +113,7 @@ impl<E: Copy> Scheduler<E> {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let time = time.max(self.now);
         self.seq += 1;
-        let e = Entry {
-            key: key(time, self.seq),
-            ev,
-        };
+        let e = Entry { key: key(time, self.seq), ev };
         if self.hole {
             self.hole = false;
             self.sift_down(0, e);
@@ -194,10 +181,7 @@ mod tests {
         while let Some((t, e)) = s.pop_until(Time::MAX) {
             out.push((t.0, e));
         }
-        assert_eq!(
-            out,
-            vec![(10, "a1"), (10, "a2"), (10, "a3"), (20, "b"), (30, "c")]
-        );
+        assert_eq!(out, vec![(10, "a1"), (10, "a2"), (10, "a3"), (20, "b"), (30, "c")]);
     }
 
     #[test]

@@ -37,12 +37,7 @@ pub struct ErrorModel {
 impl ErrorModel {
     pub fn new(cfg: &ErrorModelConfig, rng: Rng) -> ErrorModel {
         let rate = cfg.rate.clamp(0.0, 1.0);
-        ErrorModel {
-            unit: cfg.unit,
-            rate,
-            ln_keep: (1.0 - rate).ln(),
-            rng,
-        }
+        ErrorModel { unit: cfg.unit, rate, ln_keep: (1.0 - rate).ln(), rng }
     }
 
     /// Probability that a packet of `wire_bytes` is corrupted.

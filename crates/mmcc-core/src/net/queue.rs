@@ -39,25 +39,15 @@ fn codel_interval() -> Dur {
 
 impl Default for QueueConfig {
     fn default() -> Self {
-        QueueConfig::DropTail {
-            limit_bytes: None,
-            limit_packets: Some(1000),
-        }
+        QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(1000) }
     }
 }
 
 impl QueueConfig {
     pub fn limits(&self) -> Limits {
         match *self {
-            QueueConfig::DropTail {
-                limit_bytes,
-                limit_packets,
-            }
-            | QueueConfig::CoDel {
-                limit_bytes,
-                limit_packets,
-                ..
-            } => Limits {
+            QueueConfig::DropTail { limit_bytes, limit_packets }
+            | QueueConfig::CoDel { limit_bytes, limit_packets, .. } => Limits {
                 bytes: limit_bytes.unwrap_or(u64::MAX),
                 packets: limit_packets.unwrap_or(u64::MAX),
             },
@@ -138,19 +128,12 @@ impl CoDelQueue {
 
     /// Enqueue; returns the packet back if the drop-tail limit refuses it.
     pub fn enqueue(&mut self, pkt: Packet, size: u32, now: Time) -> Result<(), Packet> {
-        if !self
-            .limits
-            .admits(self.bytes, self.q.len() as u64, size as u64)
-        {
+        if !self.limits.admits(self.bytes, self.q.len() as u64, size as u64) {
             return Err(pkt);
         }
         self.max_packet = self.max_packet.max(size as u64);
         self.bytes += size as u64;
-        self.q.push_back(Queued {
-            pkt,
-            enq: now,
-            size,
-        });
+        self.q.push_back(Queued { pkt, enq: now, size });
         Ok(())
     }
 
@@ -239,32 +222,17 @@ mod tests {
 
     #[test]
     fn droptail_limits_in_bytes_and_packets() {
-        let l = QueueConfig::DropTail {
-            limit_bytes: Some(3000),
-            limit_packets: None,
-        }
-        .limits();
+        let l = QueueConfig::DropTail { limit_bytes: Some(3000), limit_packets: None }.limits();
         assert!(l.admits(1500, 1, 1500));
         assert!(!l.admits(1501, 1, 1500));
-        let l = QueueConfig::DropTail {
-            limit_bytes: None,
-            limit_packets: Some(2),
-        }
-        .limits();
+        let l = QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(2) }.limits();
         assert!(l.admits(0, 1, 1500));
         assert!(!l.admits(0, 2, 1500));
     }
 
     #[test]
     fn codel_does_not_drop_below_target() {
-        let mut q = CoDelQueue::new(
-            Limits {
-                bytes: u64::MAX,
-                packets: u64::MAX,
-            },
-            Dur::from_millis(5),
-            Dur::from_millis(100),
-        );
+        let mut q = CoDelQueue::new(Limits { bytes: u64::MAX, packets: u64::MAX }, Dur::from_millis(5), Dur::from_millis(100));
         let mut dropped = vec![];
         for i in 0..100 {
             q.enqueue(pkt(i), 1500, Time::from_millis(i)).unwrap();
@@ -277,14 +245,7 @@ mod tests {
 
     #[test]
     fn codel_starts_dropping_after_an_interval_above_target_and_speeds_up() {
-        let mut q = CoDelQueue::new(
-            Limits {
-                bytes: u64::MAX,
-                packets: u64::MAX,
-            },
-            Dur::from_millis(5),
-            Dur::from_millis(100),
-        );
+        let mut q = CoDelQueue::new(Limits { bytes: u64::MAX, packets: u64::MAX }, Dur::from_millis(5), Dur::from_millis(100));
         let mut dropped = vec![];
         // A standing queue: 50 packets enqueued at t=0, refilled; dequeue one per ms.
         let mut seq = 0;
@@ -308,10 +269,7 @@ mod tests {
         assert_eq!(drop_times[0], 105);
         assert!(drop_times.len() >= 3);
         let gaps: Vec<u64> = drop_times.windows(2).map(|w| w[1] - w[0]).collect();
-        assert!(
-            gaps[0] >= gaps[gaps.len() - 1],
-            "drop interval must not grow: {gaps:?}"
-        );
+        assert!(gaps[0] >= gaps[gaps.len() - 1], "drop interval must not grow: {gaps:?}");
         assert_eq!(gaps[0], 100); // 100 ms / sqrt(1)
         assert_eq!(gaps[1], 71); // 100 ms / sqrt(2) = 70.7 ms -> next ms slot
     }

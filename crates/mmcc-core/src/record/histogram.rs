@@ -96,14 +96,10 @@ impl Histogram {
 
     /// Non-empty buckets as (lower us, upper us, count).
     pub fn buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-        self.counts
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c > 0)
-            .map(|(i, &c)| {
-                let (lo, hi) = bounds(i);
-                (lo, hi, c)
-            })
+        self.counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| {
+            let (lo, hi) = bounds(i);
+            (lo, hi, c)
+        })
     }
 }
 

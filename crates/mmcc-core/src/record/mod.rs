@@ -38,11 +38,7 @@ fn default_cwnd_interval() -> Dur {
 
 impl Default for RecordConfig {
     fn default() -> Self {
-        RecordConfig {
-            bin: default_bin(),
-            cwnd_interval: default_cwnd_interval(),
-            trace: false,
-        }
+        RecordConfig { bin: default_bin(), cwnd_interval: default_cwnd_interval(), trace: false }
     }
 }
 
@@ -109,10 +105,7 @@ pub struct FlowRecorder {
 
 impl FlowRecorder {
     pub fn new(cfg: &RecordConfig) -> Self {
-        FlowRecorder {
-            cfg: cfg.clone(),
-            ..Default::default()
-        }
+        FlowRecorder { cfg: cfg.clone(), ..Default::default() }
     }
 
     #[inline]
@@ -182,18 +175,12 @@ impl FlowRecorder {
         b.ssthresh = ssthresh;
         b.inflight = inflight;
         let state_changed = self.last_state != Some(state);
-        let due = self
-            .last_cwnd_t
-            .is_none_or(|l| t - l >= self.cfg.cwnd_interval);
+        let due = self.last_cwnd_t.is_none_or(|l| t - l >= self.cfg.cwnd_interval);
         let changed = self.cwnd_v.last() != Some(&(cwnd as i64));
         if state_changed || (changed && (due || self.cfg.trace)) {
             self.cwnd_t.push(t.0 as i64);
             self.cwnd_v.push(cwnd as i64);
-            self.ssthresh_v.push(if ssthresh == u64::MAX {
-                -1
-            } else {
-                ssthresh as i64
-            });
+            self.ssthresh_v.push(if ssthresh == u64::MAX { -1 } else { ssthresh as i64 });
             self.inflight_v.push(inflight as i64);
             self.state_v.push(state as i64);
             self.last_cwnd_t = Some(t);

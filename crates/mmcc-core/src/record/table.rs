@@ -29,10 +29,7 @@ pub struct Table {
 
 impl Table {
     pub fn new(name: &str) -> Table {
-        Table {
-            name: name.to_string(),
-            columns: Vec::new(),
-        }
+        Table { name: name.to_string(), columns: Vec::new() }
     }
     pub fn f64(mut self, name: &str, v: Vec<f64>) -> Table {
         self.columns.push((name.to_string(), Column::F64(v)));

@@ -32,11 +32,7 @@ impl RunOutput {
             trace_table(sim, "owd_trace", "owd_ms", |r| &r.owd_trace),
             radio_table(sim),
         ];
-        RunOutput {
-            tables,
-            events_processed: sim.events_processed(),
-            pcap_packets,
-        }
+        RunOutput { tables, events_processed: sim.events_processed(), pcap_packets }
     }
 }
 
@@ -47,47 +43,13 @@ fn ms(d: Option<Dur>) -> f64 {
 fn flows_table(sim: &Simulation) -> Table {
     let n = sim.flow_count();
     let mut cols: Vec<(&str, Vec<f64>)> = [
-        "start_s",
-        "stop_s",
-        "first_send_s",
-        "last_delivery_s",
-        "delivered_bytes",
-        "throughput_mbps",
-        "rtt_mean_ms",
-        "rtt_min_ms",
-        "rtt_max_ms",
-        "rtt_p50_ms",
-        "rtt_p95_ms",
-        "rtt_p99_ms",
-        "rtt_samples",
-        "owd_mean_ms",
-        "owd_p50_ms",
-        "owd_p95_ms",
-        "owd_p99_ms",
-        "segments_sent",
-        "bytes_sent",
-        "retransmits",
-        "fast_retransmits",
-        "rtos",
-        "acks_received",
-        "dupacks",
-        "dupack_ratio",
-        "data_received",
-        "dup_data_received",
-        "acks_sent",
-        "drops_queue_full",
-        "drops_aqm",
-        "drops_error_model",
-        "drops_link_down",
-        "drops_mtu",
-        "drops_rlc_discard",
-        "ack_drops",
-        "final_cwnd_bytes",
-        "final_ssthresh_bytes",
-        "srtt_ms",
-        "rto_ms",
-        "rwnd_limited_ratio",
-        "sndbuf_limited_ratio",
+        "start_s", "stop_s", "first_send_s", "last_delivery_s", "delivered_bytes", "throughput_mbps",
+        "rtt_mean_ms", "rtt_min_ms", "rtt_max_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms", "rtt_samples",
+        "owd_mean_ms", "owd_p50_ms", "owd_p95_ms", "owd_p99_ms", "segments_sent", "bytes_sent", "retransmits",
+        "fast_retransmits", "rtos", "acks_received", "dupacks", "dupack_ratio", "data_received",
+        "dup_data_received", "acks_sent", "drops_queue_full", "drops_aqm", "drops_error_model",
+        "drops_link_down", "drops_mtu", "drops_rlc_discard", "ack_drops", "final_cwnd_bytes", "final_ssthresh_bytes",
+        "srtt_ms", "rto_ms", "rwnd_limited_ratio", "sndbuf_limited_ratio",
     ]
     .iter()
     .map(|c| (*c, Vec::with_capacity(n)))
@@ -113,9 +75,7 @@ fn flows_table(sim: &Simulation) -> Table {
             }
         }
         let tput = match (c.first_send, c.last_delivery) {
-            (Some(a), Some(b)) if b > a => {
-                c.delivered_bytes as f64 * 8.0 / (b - a).secs_f64() / 1e6
-            }
+            (Some(a), Some(b)) if b > a => c.delivered_bytes as f64 * 8.0 / (b - a).secs_f64() / 1e6,
             _ => 0.0,
         };
         let h = &f.rec.rtt;
@@ -123,8 +83,7 @@ fn flows_table(sim: &Simulation) -> Table {
         let (rwnd_limited, sndbuf_limited) = s.stops.ratios();
         let vals = [
             fc.start.secs_f64(),
-            fc.stop
-                .map_or(sim.cfg.duration.secs_f64(), |t| t.secs_f64()),
+            fc.stop.map_or(sim.cfg.duration.secs_f64(), |t| t.secs_f64()),
             c.first_send.map_or(f64::NAN, |t| t.secs_f64()),
             c.last_delivery.map_or(f64::NAN, |t| t.secs_f64()),
             c.delivered_bytes as f64,
@@ -147,11 +106,7 @@ fn flows_table(sim: &Simulation) -> Table {
             c.rtos as f64,
             c.acks_received as f64,
             c.dupacks as f64,
-            if c.acks_received > 0 {
-                c.dupacks as f64 / c.acks_received as f64
-            } else {
-                0.0
-            },
+            if c.acks_received > 0 { c.dupacks as f64 / c.acks_received as f64 } else { 0.0 },
             c.data_received as f64,
             c.dup_data_received as f64,
             c.acks_sent as f64,
@@ -163,11 +118,7 @@ fn flows_table(sim: &Simulation) -> Table {
             drops[DropCause::RlcDiscard as usize] as f64,
             ack_drops as f64,
             s.cc.cwnd as f64,
-            if s.cc.ssthresh == u64::MAX {
-                f64::NAN
-            } else {
-                s.cc.ssthresh as f64
-            },
+            if s.cc.ssthresh == u64::MAX { f64::NAN } else { s.cc.ssthresh as f64 },
             ms(s.rtt.srtt()),
             s.rtt.rto().millis_f64(),
             rwnd_limited,
@@ -181,11 +132,8 @@ fn flows_table(sim: &Simulation) -> Table {
         profiles.push(fc.tcp.profile.name().to_string());
         mss.push(fc.tcp.mss as i64);
     }
-    let mut t = Table::new("flows")
-        .i64("flow_id", ids)
-        .str("cca", ccas)
-        .str("tcp_profile", profiles)
-        .i64("mss_bytes", mss);
+    let mut t =
+        Table::new("flows").i64("flow_id", ids).str("cca", ccas).str("tcp_profile", profiles).i64("mss_bytes", mss);
     for (name, v) in cols {
         t = t.f64(name, v);
     }
@@ -195,10 +143,8 @@ fn flows_table(sim: &Simulation) -> Table {
 fn series_table(sim: &Simulation) -> Table {
     let mut flow = Vec::new();
     let mut t_s = Vec::new();
-    let (mut tput, mut deliv, mut sent, mut retx) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut cwnd, mut cwnd_seg, mut ssth, mut infl) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut tput, mut deliv, mut sent, mut retx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut cwnd, mut cwnd_seg, mut ssth, mut infl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut rtt, mut owd, mut rttn) = (Vec::new(), Vec::new(), Vec::new());
     let (mut acks, mut dups) = (Vec::new(), Vec::new());
     let end = sim.cfg.duration;
@@ -211,11 +157,7 @@ fn series_table(sim: &Simulation) -> Table {
             let x = f.rec.bins.get(b).copied().unwrap_or_default();
             if let Some(c) = x.cwnd {
                 last_cwnd = c as f64;
-                last_ss = if x.ssthresh == u64::MAX {
-                    f64::NAN
-                } else {
-                    x.ssthresh as f64
-                };
+                last_ss = if x.ssthresh == u64::MAX { f64::NAN } else { x.ssthresh as f64 };
                 last_inf = x.inflight as f64;
             }
             flow.push(i as i64);
@@ -228,16 +170,8 @@ fn series_table(sim: &Simulation) -> Table {
             cwnd_seg.push(last_cwnd / mss);
             ssth.push(last_ss);
             infl.push(last_inf);
-            rtt.push(if x.rtt_n > 0 {
-                x.rtt_sum_ns as f64 / x.rtt_n as f64 * 1e-6
-            } else {
-                f64::NAN
-            });
-            owd.push(if x.owd_n > 0 {
-                x.owd_sum_ns as f64 / x.owd_n as f64 * 1e-6
-            } else {
-                f64::NAN
-            });
+            rtt.push(if x.rtt_n > 0 { x.rtt_sum_ns as f64 / x.rtt_n as f64 * 1e-6 } else { f64::NAN });
+            owd.push(if x.owd_n > 0 { x.owd_sum_ns as f64 / x.owd_n as f64 * 1e-6 } else { f64::NAN });
             rttn.push(x.rtt_n as i64);
             acks.push(x.acks as i64);
             dups.push(x.dupacks as i64);
@@ -262,15 +196,8 @@ fn series_table(sim: &Simulation) -> Table {
 }
 
 fn cwnd_table(sim: &Simulation) -> Table {
-    let (mut flow, mut t, mut cw, mut seg, mut ss, mut inf, mut st) = (
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-    );
+    let (mut flow, mut t, mut cw, mut seg, mut ss, mut inf, mut st) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, f) in sim.flows.iter().enumerate() {
         let mss = sim.cfg.flows[i].tcp.mss as f64;
         let r = &f.rec;
@@ -279,11 +206,7 @@ fn cwnd_table(sim: &Simulation) -> Table {
             t.push(r.cwnd_t[k] as f64 * 1e-9);
             cw.push(r.cwnd_v[k]);
             seg.push(r.cwnd_v[k] as f64 / mss);
-            ss.push(if r.ssthresh_v[k] < 0 {
-                f64::NAN
-            } else {
-                r.ssthresh_v[k] as f64
-            });
+            ss.push(if r.ssthresh_v[k] < 0 { f64::NAN } else { r.ssthresh_v[k] as f64 });
             inf.push(r.inflight_v[k]);
             st.push(state_name(r.state_v[k]).to_string());
         }
@@ -321,18 +244,10 @@ fn events_table(sim: &Simulation) -> Table {
             val.push(v);
         }
     }
-    Table::new("events")
-        .i64("flow_id", flow)
-        .f64("t_s", t)
-        .str("event", kind)
-        .f64("value", val)
+    Table::new("events").i64("flow_id", flow).f64("t_s", t).str("event", kind).f64("value", val)
 }
 
-fn hist_table(
-    sim: &Simulation,
-    name: &str,
-    get: impl Fn(&crate::record::FlowRecorder) -> &Histogram,
-) -> Table {
+fn hist_table(sim: &Simulation, name: &str, get: impl Fn(&crate::record::FlowRecorder) -> &Histogram) -> Table {
     let (mut flow, mut lo, mut hi, mut n) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, f) in sim.flows.iter().enumerate() {
         for (l, h, c) in get(&f.rec).buckets() {
@@ -342,23 +257,12 @@ fn hist_table(
             n.push(c as i64);
         }
     }
-    Table::new(name)
-        .i64("flow_id", flow)
-        .f64("lower_ms", lo)
-        .f64("upper_ms", hi)
-        .i64("count", n)
+    Table::new(name).i64("flow_id", flow).f64("lower_ms", lo).f64("upper_ms", hi).i64("count", n)
 }
 
 fn drops_table(sim: &Simulation) -> Table {
-    let (mut link, mut dir, mut flow, mut kind, mut cause, mut pk, mut by) = (
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-    );
+    let (mut link, mut dir, mut flow, mut kind, mut cause, mut pk, mut by) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (&(chan, fl, is_ack, c), &(p, b)) in &sim.drops() {
         let (l, d) = sim.port_name(chan);
         link.push(l);
@@ -380,23 +284,15 @@ fn drops_table(sim: &Simulation) -> Table {
 }
 
 fn links_table(sim: &Simulation) -> Table {
-    let (mut link, mut dir, mut pk, mut by, mut util) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut link, mut dir, mut pk, mut by, mut util) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let dur = sim.cfg.duration.secs_f64();
     for (ci, ch) in sim.chans.iter().enumerate() {
         link.push((ci / 2) as i64);
-        dir.push(format!(
-            "{}->{}",
-            sim.cfg.nodes[ch.from as usize], sim.cfg.nodes[ch.to as usize]
-        ));
+        dir.push(format!("{}->{}", sim.cfg.nodes[ch.from as usize], sim.cfg.nodes[ch.to as usize]));
         pk.push(ch.tx_packets as i64);
         by.push(ch.tx_bytes as i64);
         let end = Time::ZERO + sim.cfg.duration;
-        util.push(if dur > 0.0 {
-            ch.bytes_sent_by(end) as f64 * 8.0 / dur / ch.mean_rate(end)
-        } else {
-            0.0
-        });
+        util.push(if dur > 0.0 { ch.bytes_sent_by(end) as f64 * 8.0 / dur / ch.mean_rate(end) } else { 0.0 });
     }
     for (ri, r) in sim.radios.iter().enumerate() {
         for d in 0..2 {
@@ -431,27 +327,13 @@ fn trace_table(
             v.push(vv as f64 * 1e-6);
         }
     }
-    Table::new(name)
-        .i64("flow_id", flow)
-        .f64("t_s", t)
-        .f64(col, v)
+    Table::new(name).i64("flow_id", flow).f64("t_s", t).f64(col, v)
 }
 
 fn radio_table(sim: &Simulation) -> Table {
     let mut radio = Vec::new();
-    let (mut t, mut x, mut y, mut los, mut pl, mut sdl, mut sul, mut se, mut cap, mut rdl, mut rul) = (
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-        vec![],
-    );
+    let (mut t, mut x, mut y, mut los, mut pl, mut sdl, mut sul, mut se, mut cap, mut rdl, mut rul) =
+        (vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
     for (i, r) in sim.radios.iter().enumerate() {
         for s in &r.samples {
             radio.push(i as i64);

@@ -40,18 +40,10 @@ pub struct App {
 impl App {
     pub fn new(cfg: &AppConfig, start: Time) -> App {
         let interval = match cfg {
-            AppConfig::Rate {
-                rate, write_size, ..
-            } => rate.tx_time(*write_size as u64),
+            AppConfig::Rate { rate, write_size, .. } => rate.tx_time(*write_size as u64),
             AppConfig::Bulk { .. } => Dur::ZERO,
         };
-        App {
-            cfg: cfg.clone(),
-            written: 0,
-            next_write: start,
-            interval,
-            skipped_writes: 0,
-        }
+        App { cfg: cfg.clone(), written: 0, next_write: start, interval, skipped_writes: 0 }
     }
 
     fn total(&self) -> Option<u64> {
@@ -68,9 +60,7 @@ impl App {
     /// Perform the writes due by `now`, given `space` free bytes in the send buffer. Returns
     /// the bytes written.
     pub fn catch_up(&mut self, now: Time, space: u64) -> u64 {
-        let remaining = self
-            .total()
-            .map_or(u64::MAX, |t| t.saturating_sub(self.written));
+        let remaining = self.total().map_or(u64::MAX, |t| t.saturating_sub(self.written));
         let add = match self.cfg {
             AppConfig::Bulk { .. } => space.min(remaining),
             AppConfig::Rate { write_size, .. } => {
@@ -111,11 +101,7 @@ mod tests {
     #[test]
     fn rate_app_writes_at_its_rate_and_skips_when_full() {
         // 1400-byte writes at 1.12 Mb/s: one write per 10 ms
-        let cfg = AppConfig::Rate {
-            rate: Bandwidth::bps(1_120_000),
-            write_size: 1400,
-            bytes: None,
-        };
+        let cfg = AppConfig::Rate { rate: Bandwidth::bps(1_120_000), write_size: 1400, bytes: None };
         let mut a = App::new(&cfg, Time::ZERO);
         assert_eq!(a.catch_up(Time::ZERO, 1 << 20), 1400);
         assert_eq!(a.catch_up(Time::from_millis(5), 1 << 20), 0);

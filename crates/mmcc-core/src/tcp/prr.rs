@@ -33,11 +33,7 @@ pub struct Prr {
 impl Prr {
     /// RFC 6937 section 3, on entering recovery: RecoverFS = snd.nxt - snd.una.
     pub fn start(&mut self, recover_fs: u64) {
-        *self = Prr {
-            recover_fs: recover_fs.max(1),
-            delivered: 0,
-            out: 0,
-        };
+        *self = Prr { recover_fs: recover_fs.max(1), delivered: 0, out: 0 };
     }
 
     pub fn on_sent(&mut self, bytes: u64) {
@@ -46,34 +42,20 @@ impl Prr {
 
     /// On every ACK in recovery: returns the new cwnd = pipe + sndcnt. `ssrb` is the profile's
     /// rule for the slow-start reduction bound (see the module comment).
-    pub fn on_ack(
-        &mut self,
-        delivered_data: u64,
-        pipe: u64,
-        ssthresh: u64,
-        mss: u64,
-        ssrb: Ssrb,
-    ) -> u64 {
+    pub fn on_ack(&mut self, delivered_data: u64, pipe: u64, ssthresh: u64, mss: u64, ssrb: Ssrb) -> u64 {
         self.delivered += delivered_data;
         let sndcnt = if pipe > ssthresh {
             // RFC 6937: sndcnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out
-            let target = (self.delivered as u128 * ssthresh as u128)
-                .div_ceil(self.recover_fs as u128) as u64;
+            let target = (self.delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs as u128) as u64;
             target.saturating_sub(self.out)
         } else {
             // PRR-SSRB: limit = MAX(prr_delivered - prr_out, DeliveredData) + MSS;
             //           sndcnt = MIN(ssthresh - pipe, limit)
             let bound = self.delivered.saturating_sub(self.out).max(delivered_data);
             let limit = match ssrb {
-                Ssrb::Linux {
-                    una_advanced_no_new_loss,
-                } => bound + if una_advanced_no_new_loss { mss } else { 0 },
-                Ssrb::Ns3 {
-                    retransmitted_data_acked: true,
-                } => bound + mss,
-                Ssrb::Ns3 {
-                    retransmitted_data_acked: false,
-                } => delivered_data,
+                Ssrb::Linux { una_advanced_no_new_loss } => bound + if una_advanced_no_new_loss { mss } else { 0 },
+                Ssrb::Ns3 { retransmitted_data_acked: true } => bound + mss,
+                Ssrb::Ns3 { retransmitted_data_acked: false } => delivered_data,
             };
             (ssthresh - pipe).min(limit)
         };
@@ -94,15 +76,7 @@ mod tests {
         let mut sent = 0;
         for i in 1..=10u64 {
             let pipe = 20 * mss - i * mss + sent; // delivered segments leave, sent ones join
-            let cwnd = p.on_ack(
-                mss,
-                pipe,
-                10 * mss,
-                mss,
-                Ssrb::Linux {
-                    una_advanced_no_new_loss: true,
-                },
-            );
+            let cwnd = p.on_ack(mss, pipe, 10 * mss, mss, Ssrb::Linux { una_advanced_no_new_loss: true });
             let can = cwnd.saturating_sub(pipe);
             p.on_sent(can);
             sent += can;
@@ -117,13 +91,8 @@ mod tests {
         let mut p = Prr::default();
         p.start(20 * mss);
         // pipe collapsed to 2 segments (many losses); ssthresh 10: send delivered + 1 MSS
-        let bonus = Ssrb::Linux {
-            una_advanced_no_new_loss: true,
-        };
-        assert_eq!(
-            p.on_ack(mss, 2 * mss, 10 * mss, mss, bonus),
-            2 * mss + 2 * mss
-        );
+        let bonus = Ssrb::Linux { una_advanced_no_new_loss: true };
+        assert_eq!(p.on_ack(mss, 2 * mss, 10 * mss, mss, bonus), 2 * mss + 2 * mss);
     }
 
     #[test]
@@ -136,24 +105,9 @@ mod tests {
         };
         // Linux: without the snd_una advance (or with a new loss) only max(prr_delivered -
         // prr_out, DeliveredData) = 1 segment
-        assert_eq!(
-            cwnd(Ssrb::Linux {
-                una_advanced_no_new_loss: false
-            }),
-            3 * mss
-        );
+        assert_eq!(cwnd(Ssrb::Linux { una_advanced_no_new_loss: false }), 3 * mss);
         // ns-3: MSS more only when retransmitted data was acknowledged, else DeliveredData
-        assert_eq!(
-            cwnd(Ssrb::Ns3 {
-                retransmitted_data_acked: true
-            }),
-            4 * mss
-        );
-        assert_eq!(
-            cwnd(Ssrb::Ns3 {
-                retransmitted_data_acked: false
-            }),
-            3 * mss
-        );
+        assert_eq!(cwnd(Ssrb::Ns3 { retransmitted_data_acked: true }), 4 * mss);
+        assert_eq!(cwnd(Ssrb::Ns3 { retransmitted_data_acked: false }), 3 * mss);
     }
 }

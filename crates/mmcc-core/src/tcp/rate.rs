@@ -46,10 +46,8 @@ impl RateSampler {
     pub fn on_delivered(&mut self, seg: &SegRec, now: Time) {
         self.delivered += seg.len as u64;
         self.delivered_time = now;
-        if self.prior_time.is_none()
-            || seg.delivered > self.prior_delivered
-            || (seg.delivered == self.prior_delivered
-                && self.newest_sent.is_none_or(|t| seg.sent_at > t))
+        if self.prior_time.is_none() || seg.delivered > self.prior_delivered
+            || (seg.delivered == self.prior_delivered && self.newest_sent.is_none_or(|t| seg.sent_at > t))
         {
             self.prior_delivered = seg.delivered;
             self.prior_time = Some(seg.delivered_time);

@@ -126,12 +126,7 @@ mod tests {
     use super::*;
 
     fn est() -> RttEstimator {
-        RttEstimator::new(
-            Dur::from_secs(1),
-            Dur::from_millis(200),
-            Dur::from_secs(60),
-            Dur::from_millis(1),
-        )
+        RttEstimator::new(Dur::from_secs(1), Dur::from_millis(200), Dur::from_secs(60), Dur::from_millis(1))
     }
 
     #[test]

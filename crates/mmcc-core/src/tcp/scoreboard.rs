@@ -130,8 +130,7 @@ impl Scoreboard {
     }
     /// RFC 6675 pipe: bytes estimated to be in the network.
     pub fn pipe(&self) -> u64 {
-        (self.outstanding() + self.retrans_bytes)
-            .saturating_sub(self.sacked_bytes + self.lost_bytes)
+        (self.outstanding() + self.retrans_bytes).saturating_sub(self.sacked_bytes + self.lost_bytes)
     }
     pub fn sacked_bytes(&self) -> u64 {
         self.sacked_bytes
@@ -216,12 +215,7 @@ impl Scoreboard {
 
     /// Apply a cumulative ACK and SACK blocks. Calls `on_delivered` for every segment newly
     /// delivered (cumulatively acked without an earlier SACK, or newly SACKed).
-    pub fn on_ack(
-        &mut self,
-        ack: u64,
-        blocks: &[Range],
-        mut on_delivered: impl FnMut(&SegRec),
-    ) -> AckOutcome {
+    pub fn on_ack(&mut self, ack: u64, blocks: &[Range], mut on_delivered: impl FnMut(&SegRec)) -> AckOutcome {
         let mut out = AckOutcome::default();
         let mut newest: Option<(Time, bool)> = None; // (sent_at, never retransmitted)
         let mut high_tx = self.high_delivered_tx;
@@ -295,9 +289,7 @@ impl Scoreboard {
             self.insert_sacked(b, &mut fresh);
             for r in &fresh {
                 out.new_sack = true;
-                let Some(i) = self.find(r.start) else {
-                    continue;
-                };
+                let Some(i) = self.find(r.start) else { continue };
                 for s in self.segs.range_mut(i..) {
                     if s.seq >= r.end {
                         break;
@@ -381,10 +373,7 @@ impl Scoreboard {
             if lo == hi {
                 self.sacked.insert(lo, b);
             } else {
-                let merged = Range::new(
-                    self.sacked[lo].start.min(b.start),
-                    self.sacked[hi - 1].end.max(b.end),
-                );
+                let merged = Range::new(self.sacked[lo].start.min(b.start), self.sacked[hi - 1].end.max(b.end));
                 self.sacked[lo] = merged;
                 self.sacked.drain(lo + 1..hi);
             }
@@ -399,18 +388,14 @@ impl Scoreboard {
         let mut need = dupthresh.max(1) as usize;
         let mut found = None;
         for r in self.sacked.iter().rev() {
-            let Some(b) = self.find(r.end - 1) else {
-                continue;
-            };
+            let Some(b) = self.find(r.end - 1) else { continue };
             // usually the range holds `need` segments: check the candidate (recently touched)
             // before looking up the range's start
             if b + 1 >= need && self.segs[b + 1 - need].end() > r.start {
                 found = Some(b + 1 - need);
                 break;
             }
-            let Some(a) = self.find(r.start) else {
-                continue;
-            };
+            let Some(a) = self.find(r.start) else { continue };
             need -= b + 1 - a;
         }
         let Some(i) = found else { return 0 };
@@ -524,15 +509,9 @@ impl Scoreboard {
         // every whole segment inside a SACKed range is flagged SACKed, and no other is
         for s in &self.segs {
             let k = self.sacked.partition_point(|r| r.end <= s.seq);
-            let inside = self
-                .sacked
-                .get(k)
-                .is_some_and(|r| r.start <= s.seq && s.end() <= r.end);
+            let inside = self.sacked.get(k).is_some_and(|r| r.start <= s.seq && s.end() <= r.end);
             if inside != s.sacked {
-                return Err(format!(
-                    "segment {} SACK flag {} but SACKed ranges say {inside}",
-                    s.seq, s.sacked
-                ));
+                return Err(format!("segment {} SACK flag {} but SACKed ranges say {inside}", s.seq, s.sacked));
             }
         }
         if (sacked, lost, rtx) != (self.sacked_bytes, self.lost_bytes, self.retrans_bytes) {
@@ -630,10 +609,7 @@ mod tests {
         b.on_ack(0, &[r(1, 3)], |_| {});
         assert_eq!(b.mark_losses(3), 0);
         let o = b.on_ack(0, &[r(1, 4)], |_| {});
-        assert_eq!(
-            o.delivered, 1000,
-            "only the newly covered segment is delivered"
-        );
+        assert_eq!(o.delivered, 1000, "only the newly covered segment is delivered");
         assert_eq!(b.mark_losses(3), 1000);
         assert!(b.head_is_lost());
         // pipe = 10 outstanding - 3 sacked - 1 lost = 6 segments
@@ -646,10 +622,7 @@ mod tests {
         // the retransmission fills the hole: cum ack to 4, sacked bytes drop out
         let o = b.on_ack(4000, &[], |_| {});
         assert_eq!(o.delivered, 1000);
-        assert_eq!(
-            o.rtt_sent_at, None,
-            "retransmitted segment gives no RTT sample (Karn)"
-        );
+        assert_eq!(o.rtt_sent_at, None, "retransmitted segment gives no RTT sample (Karn)");
         assert_eq!(b.sacked_bytes(), 0);
         assert_eq!(b.pipe(), 6000);
         b.check().unwrap();
@@ -661,10 +634,7 @@ mod tests {
     fn front_of_the_cumulative_part_decides_the_ns3_rtt_sample() {
         let mut b = board(10);
         let o = b.on_ack(2000, &[], |_| {});
-        assert_eq!(
-            (o.cum_front_clean, o.rtt_sent_at),
-            (Some(Time(0)), Some(Time(1)))
-        );
+        assert_eq!((o.cum_front_clean, o.rtt_sent_at), (Some(Time(0)), Some(Time(1))));
         // SACK only: a Linux candidate, no ns-3 sample
         let o = b.on_ack(2000, &[r(3, 5)], |_| {});
         assert_eq!((o.cum_front_clean, o.rtt_sent_at), (None, Some(Time(4))));
@@ -728,11 +698,7 @@ mod tests {
             b.push_new(SegRec::new(i * 1000, 1000, Time(i)));
         }
         b.on_ack(0, &[r(1, 4), r(10, 12)], |_| {});
-        assert_eq!(
-            b.detect_lost_retransmissions(3),
-            0,
-            "only two later copies delivered"
-        );
+        assert_eq!(b.detect_lost_retransmissions(3), 0, "only two later copies delivered");
         b.on_ack(0, &[r(1, 4), r(10, 14)], |_| {});
         assert_eq!(b.detect_lost_retransmissions(3), 1000);
         assert_eq!(b.next_lost(), Some(0));
@@ -780,10 +746,7 @@ mod tests {
         }
         b.check().unwrap();
         let o = b.on_ack(0, &[r(1, 25)], |_| {});
-        assert_eq!(
-            o.delivered, 12_000,
-            "the 12 gaps between 1 and 25 are newly SACKed (8 before the fix)"
-        );
+        assert_eq!(o.delivered, 12_000, "the 12 gaps between 1 and 25 are newly SACKed (8 before the fix)");
         assert_eq!(b.sacked_bytes(), 24_000);
         assert_eq!(b.pipe(), 6_000);
         b.check().unwrap();

@@ -21,7 +21,7 @@
 
 use super::channel::{self, Budget, Shadowing};
 use super::geometry::{self, Trajectory, Vec3};
-use super::los_tracker::{self, LosTracker};
+use super::los_tracker::LosTracker;
 use super::{PathLossModel, RadioConfig};
 use crate::net::queue::{CoDelQueue, Limits, QueueConfig};
 use crate::net::{DropCause, NodeId, Packet};
@@ -544,27 +544,21 @@ impl RadioLink {
                 + (self.cfg.ue_noise_figure_db - self.cfg.gnb_noise_figure_db);
             s.los = v >= 0.0;
         } else {
-            let mut vis = geometry::visibility(self.cfg.gnb_position, pos, &self.cfg.obstacles);
-            let (mut pl, sigma) =
-                channel::path_loss(self.cfg.pathloss, !vis.nlos, self.cfg.gnb_position, pos, f);
-            if let Some(tr) = &mut self.tracker {
+            let (gnb, obstacles) = (self.cfg.gnb_position, &self.cfg.obstacles);
+            let (vis, pl, sigma) = match &mut self.tracker {
                 // ns3-mmwave: its own (2D) LoS rule; NLoS and the return to LoS follow the
-                // tracker's blockage traces relative to the LoS loss; never below 0 dB
-                vis.nlos =
-                    geometry::ns3_mmwave_blocked(self.cfg.gnb_position, pos, &self.cfg.obstacles);
-                tr.advance(now, !vis.nlos);
-                let los_pl =
-                    los_tracker::path_loss(true, geometry::dist(self.cfg.gnb_position, pos), f);
-                pl = match tr.offset_db(!vis.nlos) {
-                    Some(g) => los_pl - g,
-                    None => los_tracker::path_loss(
-                        !vis.nlos,
-                        geometry::dist(self.cfg.gnb_position, pos),
-                        f,
-                    ),
+                // tracker's blockage traces relative to the LoS loss; no shadowing, no foliage
+                Some(tr) => {
+                    let nlos = geometry::ns3_mmwave_blocked(gnb, pos, obstacles);
+                    let pl = tr.loss_db(now, !nlos, geometry::dist(gnb, pos), f);
+                    (geometry::Visibility { nlos, foliage_m: 0.0 }, pl, 0.0)
                 }
-                .max(0.0);
-            }
+                None => {
+                    let vis = geometry::visibility(gnb, pos, obstacles);
+                    let (pl, sigma) = channel::path_loss(self.cfg.pathloss, !vis.nlos, gnb, pos, f);
+                    (vis, pl, sigma)
+                }
+            };
             let sf = self.shadow.sample(pos, !vis.nlos, sigma);
             s.los = !vis.nlos;
             s.pathloss_db = pl;

@@ -139,9 +139,21 @@ impl LosTracker {
         }
     }
 
+    /// The path loss at `now` for the condition `los` at 3D distance `d` (the channel update):
+    /// the tracker advances, then `GetLoss`'s choice: the LoS loss less the trace's gain while
+    /// the tracker has state, else the plain LoS / NLoS formula; never below 0 dB.
+    pub fn loss_db(&mut self, now: Time, los: bool, d: f64, fc_ghz: f64) -> f64 {
+        self.advance(now, los);
+        match self.offset_db(los) {
+            Some(g) => path_loss(true, d, fc_ghz) - g,
+            None => path_loss(los, d, fc_ghz),
+        }
+        .max(0.0)
+    }
+
     /// Advance to `now` with the condition seen at `now` (mmcc evaluates geometry once per
     /// channel update; the reference's ticks in between see that condition).
-    pub fn advance(&mut self, now: Time, los: bool) {
+    fn advance(&mut self, now: Time, los: bool) {
         let k = Self::ticks(self.last, now);
         for i in 0..k {
             // only the t = 0 rule depends on a tick's own time
@@ -159,7 +171,7 @@ impl LosTracker {
 
     /// Gain relative to the LoS loss in dB (<= about 0; subtract it from the LoS loss), as
     /// `BuildingsObstaclePropagationLossModel::GetLoss` picks it; None: plain LoS.
-    pub fn offset_db(&self, los: bool) -> Option<f64> {
+    fn offset_db(&self, los: bool) -> Option<f64> {
         let n = PHASE_SAMPLES;
         self.last?; // no tick yet: the reference's tracker has no state for the pair
         if !los {
@@ -178,7 +190,8 @@ impl LosTracker {
         None
     }
 
-    pub fn phase(&self, los: bool) -> &'static str {
+    #[cfg(test)]
+    fn phase(&self, los: bool) -> &'static str {
         match (los, self.nlos, self.los) {
             (false, n, _) if n < PHASE_SAMPLES => "drop",
             (false, _, _) => "flat",

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from mmcc.experiments.sweep import RunSpec, grid, jain_index, load_summaries, run_sweep
-from mmcc.experiments.tables import (improvement, latency_improvement, markdown, paired_improvement, pivot,
-                                    throughput_improvement, write_table)
+from mmcc.experiments.tables import (latency_improvement, markdown, paired_improvement, pivot, throughput_improvement,
+                                    write_table)
 
 VOLATILE = {"wall_s"}
 
@@ -27,12 +27,12 @@ def test_improvement_and_jain_arithmetic():
     assert jain_index([10, 10, 10, 10]) == 1.0
     assert abs(jain_index([1, 0, 0, 0]) - 0.25) < 1e-12
     assert abs(jain_index([3, 1]) - 16 / 20) < 1e-12  # (3+1)^2 / (2 (9+1))
-    rows = [{"cca": "x", "c": "a", "t": 150.0}, {"cca": "b", "c": "a", "t": 100.0},
-            {"cca": "x", "c": "a", "t": 250.0}, {"cca": "b", "c": "a", "t": 100.0}]
+    rows = [{"cca": "x", "c": "a", "seed": 1, "t": 150.0}, {"cca": "b", "c": "a", "seed": 1, "t": 100.0},
+            {"cca": "x", "c": "a", "seed": 2, "t": 250.0}, {"cca": "b", "c": "a", "seed": 2, "t": 100.0}]
     table = pivot(rows, "t", "cca", "c", ["x", "b"], ["a"])
     assert table[2] == [[200.0], [100.0]]  # means over repetitions
-    names, _, vals = improvement(table, "x", ["b"], lower_is_better=False)
-    assert names == ["x vs b"] and vals == [[100.0]]
+    imp = paired_improvement(rows, "t", "x", ["b"], "c", ["a"], lower_is_better=False)
+    assert imp.rows == ["x vs b"] and imp.values == [[100.0]]
 
 
 def test_tables_show_the_seed_spread_and_improvements_are_paired_by_seed(tmp_path):

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from ..results import atomic_write_bytes
 
-__all__ = ["Pivot", "pivot", "improvement", "paired_improvement", "throughput_improvement", "latency_improvement", "write_table",
+__all__ = ["Pivot", "pivot", "paired_improvement", "throughput_improvement", "latency_improvement", "write_table",
            "markdown"]
 
 
@@ -20,9 +20,9 @@ class Pivot(NamedTuple):
     rows: list
     cols: list
     values: list  # means; NaN where no run
-    lo: list | None = None  # minimum over repetitions
-    hi: list | None = None  # maximum over repetitions
-    n: list | None = None  # repetitions
+    lo: list  # minimum over repetitions
+    hi: list  # maximum over repetitions
+    n: list  # repetitions
 
 
 def throughput_improvement(x: float, b: float) -> float:
@@ -50,21 +50,6 @@ def pivot(rows: list[dict], metric: str, row_key: str, col_key: str, rows_order=
     return Pivot(rl, cl, grid(lambda v: sum(v) / len(v)), grid(min), grid(max), grid(len))
 
 
-def improvement(table, of: str, over: list[str], lower_is_better: bool):
-    """Rows "X vs B" of percentage improvements per column from a pivot table."""
-    rl, cl, vals = table[0], table[1], table[2]
-    f = latency_improvement if lower_is_better else throughput_improvement
-    i = rl.index(of)
-    out_rows, out_vals = [], []
-    for b in over:
-        if b == of or b not in rl:
-            continue
-        j = rl.index(b)
-        out_rows.append(f"{of} vs {b}")
-        out_vals.append([f(vals[i][k], vals[j][k]) for k in range(len(cl))])
-    return out_rows, cl, out_vals
-
-
 def paired_improvement(rows: list[dict], metric: str, of: str, over: list[str], col_key: str, cols: list,
                        lower_is_better: bool, row_key: str = "cca") -> Pivot:
     """Improvement of `of` over each benchmark per condition, computed per seed (the runs of one
@@ -72,39 +57,32 @@ def paired_improvement(rows: list[dict], metric: str, of: str, over: list[str], 
     the seeds both algorithms ran."""
     f = latency_improvement if lower_is_better else throughput_improvement
     val = {(r[row_key], r[col_key], r["seed"]): float(r[metric]) for r in rows}
-    out = []
-    for b in over:
-        if b == of:
-            continue
-        for c in cols:
-            for (a, cc, seed), x in val.items():
-                if a == of and cc == c and (b, c, seed) in val:
-                    out.append({"pair": f"{of} vs {b}", "c": c, "v": f(x, val[(b, c, seed)])})
-    names = [f"{of} vs {b}" for b in over if b != of]
-    return pivot(out, "v", "pair", "c", names, cols)
+    names = {b: f"{of} vs {b}" for b in over if b != of}
+    out = [{"pair": name, "c": c, "v": f(x, val[(b, c, seed)])}
+           for b, name in names.items() for (a, c, seed), x in val.items() if a == of and (b, c, seed) in val]
+    return pivot(out, "v", "pair", "c", list(names.values()), cols)
 
 
-def cell(table, i: int, j: int, fmt: str) -> str:
+def cell(table: Pivot, i: int, j: int, fmt: str) -> str:
     """"mean (min-max)" when the cell has more than one repetition, else the mean."""
-    mean = fmt.format(table[2][i][j])
-    if len(table) > 3 and table.n is not None and table.n[i][j] == table.n[i][j] and table.n[i][j] > 1:
+    mean = fmt.format(table.values[i][j])
+    if table.n[i][j] > 1:  # NaN (no run) compares false
         return f"{mean} ({fmt.format(table.lo[i][j])}-{fmt.format(table.hi[i][j])})"
     return mean
 
 
-def markdown(table, corner: str, fmt: str = "{:.1f}") -> str:
-    rl, cl = table[0], table[1]
+def markdown(table: Pivot, corner: str, fmt: str = "{:.1f}") -> str:
+    rl, cl = table.rows, table.cols
     lines = ["| " + " | ".join([corner] + list(map(str, cl))) + " |", "|" + "---|" * (len(cl) + 1)]
     for i, r in enumerate(rl):
         lines.append("| " + " | ".join([str(r)] + [cell(table, i, j, fmt) for j in range(len(cl))]) + " |")
     return "\n".join(lines) + "\n"
 
 
-def write_table(table, corner: str, path_stem: Path, fmt: str = "{:.1f}") -> list[Path]:
+def write_table(table: Pivot, corner: str, path_stem: Path, fmt: str = "{:.1f}") -> list[Path]:
     """Write `stem.csv` (means, the publication's layout), `stem.md` (mean and min-max over
-    repetitions) and, for a pivot with spreads, `stem_long.csv` (one row per cell: mean, min,
-    max, repetitions)."""
-    rl, cl, vals = table[0], table[1], table[2]
+    repetitions) and `stem_long.csv` (one row per cell: mean, min, max, repetitions)."""
+    rl, cl, vals = table.rows, table.cols, table.values
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow([corner] + list(cl))
@@ -113,17 +91,14 @@ def write_table(table, corner: str, path_stem: Path, fmt: str = "{:.1f}") -> lis
     csv_p, md_p = path_stem.with_suffix(".csv"), path_stem.with_suffix(".md")
     atomic_write_bytes(csv_p, buf.getvalue().encode())
     atomic_write_bytes(md_p, markdown(table, corner, fmt).encode())
-    written = [csv_p, md_p]
-    if len(table) > 3 and table.n is not None:
-        buf = io.StringIO()
-        w = csv.writer(buf)
-        w.writerow([corner, "condition", "mean", "min", "max", "repetitions"])
-        for i, r in enumerate(rl):
-            for j, c in enumerate(cl):
-                n = table.n[i][j]
-                w.writerow([r, c, f"{vals[i][j]:.6g}", f"{table.lo[i][j]:.6g}", f"{table.hi[i][j]:.6g}",
-                            int(n) if n == n else 0])
-        long_p = path_stem.with_name(path_stem.name + "_long.csv")
-        atomic_write_bytes(long_p, buf.getvalue().encode())
-        written.append(long_p)
-    return written
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow([corner, "condition", "mean", "min", "max", "repetitions"])
+    for i, r in enumerate(rl):
+        for j, c in enumerate(cl):
+            n = table.n[i][j]
+            w.writerow([r, c, f"{vals[i][j]:.6g}", f"{table.lo[i][j]:.6g}", f"{table.hi[i][j]:.6g}",
+                        int(n) if n == n else 0])
+    long_p = path_stem.with_name(path_stem.name + "_long.csv")
+    atomic_write_bytes(long_p, buf.getvalue().encode())
+    return [csv_p, md_p, long_p]

@@ -385,10 +385,11 @@ impl Channel {
     /// Offer a packet at `now`; `Err` gives the cause when it is refused.
     #[inline]
     pub fn enqueue(&mut self, pkt: &Packet, now: Time, wakes: &mut Wakes) -> Result<(), DropCause> {
-        if pkt.wire_bytes() > self.mtu {
+        let ip_bytes = pkt.wire_bytes();
+        if ip_bytes > self.mtu {
             return Err(DropCause::Mtu);
         }
-        let size = pkt.wire_bytes() + self.framing;
+        let size = ip_bytes + self.framing;
         if self.is_down(now) {
             return Err(DropCause::LinkDown);
         }

@@ -8,6 +8,7 @@ use mmcc_core::net::{ErrorModelConfig, ErrorUnit, Outage, QueueConfig, ReorderCo
 use mmcc_core::rng::Rng;
 use mmcc_core::sim::{SimConfig, Simulation};
 use mmcc_core::tcp::app::AppConfig;
+use mmcc_core::tcp::Profile;
 use mmcc_core::{run, Bandwidth, Dur, Time};
 
 /// A random scenario drawn from `seed`: a finite transfer over a lossy, reordering dumbbell.
@@ -47,6 +48,16 @@ fn random_case(seed: u64) -> (SimConfig, u64) {
     if r.below(5) == 0 {
         let s = Time::from_millis(100 + r.below(2000));
         cfg.links[1].ab.outages.push(Outage { start: s, end: s + Dur::from_millis(50 + r.below(2000)) });
+    }
+    // drawn last, so the cases above are the ones they always were: the ns3 profile (its SYN /
+    // SYN-ACK handshake, which a link neither counts nor randomly drops, and its first ACK at
+    // once) and ns-3's 2-byte link framing
+    if r.below(3) == 0 {
+        cfg.flows[0].tcp.profile = Profile::Ns3;
+    }
+    if r.below(2) == 0 {
+        cfg.links[1].ab.framing = 2;
+        cfg.links[1].ba.framing = 2;
     }
     (cfg, bytes)
 }

@@ -48,6 +48,16 @@ def test_wrong_type():
     assert m.startswith("s.toml: flows[0].start: 5 has no unit")
 
 
+@pytest.mark.parametrize("edit_fn,needle", [
+    (lambda r: r["links"][1].update(framing="2kB"), "s.toml: links[1].framing: 2000 is out of range; allowed: 0B..1000B"),
+    (lambda r: r.update(tcp={"handshake": "yes"}), "s.toml: tcp.handshake: expected true or false, got 'yes'"),
+    (lambda r: r["flows"][0].update(receiver_feed=100), "s.toml: flows[0].receiver_feed: 100 has no unit"),
+])
+def test_errors_of_this_sessions_keys(edit_fn, needle):
+    m = err(edit(edit_fn))
+    assert m.startswith(needle) and "\n" not in m, m
+
+
 def test_out_of_range():
     m = err(edit(lambda r: r.update(tcp={"initial_cwnd": 0})))
     assert "tcp.initial_cwnd: 0 is out of range" in m

@@ -28,41 +28,21 @@ pub fn obstacles() -> Vec<Obstacle> {
 }
 
 pub fn mobility() -> Vec<VelocityChange> {
-    let ms = |t: u64| Time::from_millis(t);
-    vec![
-        VelocityChange {
-            t: ms(0),
-            v: [0.0, 0.0, 0.0],
-        },
-        VelocityChange {
-            t: ms(1000),
-            v: [0.0, 1.5, 0.0],
-        },
-        VelocityChange {
-            t: ms(5300),
-            v: [0.0, 0.0, 0.0],
-        },
-        VelocityChange {
-            t: ms(9000),
-            v: [0.0, 1.5, 0.0],
-        },
-        VelocityChange {
-            t: ms(19000),
-            v: [-1.5, 0.0, 0.0],
-        },
-        VelocityChange {
-            t: ms(26000),
-            v: [0.0, 0.0, 0.0],
-        },
-        VelocityChange {
-            t: ms(30000),
-            v: [-1.5, 0.0, 0.0],
-        },
-        VelocityChange {
-            t: ms(35000),
-            v: [-30.0, 0.0, 0.0],
-        },
+    // (time in ms, velocity): still; walk +y; stop behind a tree; walk +y; walk -x; stop behind
+    // the building; walk -x; drive away
+    [
+        (0, [0.0, 0.0, 0.0]),
+        (1000, [0.0, 1.5, 0.0]),
+        (5300, [0.0, 0.0, 0.0]),
+        (9000, [0.0, 1.5, 0.0]),
+        (19000, [-1.5, 0.0, 0.0]),
+        (26000, [0.0, 0.0, 0.0]),
+        (30000, [-1.5, 0.0, 0.0]),
+        (35000, [-30.0, 0.0, 0.0]),
     ]
+    .into_iter()
+    .map(|(ms, v)| VelocityChange { t: Time::from_millis(ms), v })
+    .collect()
 }
 
 /// edge: 10 ms one-way server link; remote: 40 ms. `rlc` bytes; `per` per byte.

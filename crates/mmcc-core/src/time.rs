@@ -144,6 +144,24 @@ impl Bandwidth {
         let num = bytes as u128 * 8 * 1_000_000_000u128;
         Dur(num.div_ceil(self.0 as u128) as u64)
     }
+    /// Time to serialize `bytes` at this rate, rounded to the nearest nanosecond (halves up):
+    /// ns-3's `DataRate::CalculateBytesTxTime` (`Seconds(bits / bps)`, an int64x64 value that
+    /// `Time` rounds to the nearest ns), which its point-to-point links and its pacing use.
+    pub fn tx_time_nearest(self, bytes: u64) -> Dur {
+        if self.0 == 0 {
+            return Dur::MAX;
+        }
+        let num = bytes as u128 * 8 * 1_000_000_000u128;
+        Dur(((num + self.0 as u128 / 2) / self.0 as u128) as u64)
+    }
+    /// Time to send `bytes` at this rate, rounded down to a nanosecond (Linux
+    /// `tcp_update_skb_after_send`: `div64_ul(len * NSEC_PER_SEC, rate)`).
+    pub fn tx_time_floor(self, bytes: u64) -> Dur {
+        if self.0 == 0 {
+            return Dur::MAX;
+        }
+        Dur((bytes as u128 * 8 * 1_000_000_000u128 / self.0 as u128) as u64)
+    }
     /// Bytes carried in `d` at this rate (rounded down).
     pub fn bytes_in(self, d: Dur) -> u64 {
         ((self.0 as u128 * d.0 as u128) / 8_000_000_000u128) as u64
@@ -167,6 +185,13 @@ mod tests {
         assert_eq!(Bandwidth::gbps(1).tx_time(1500), Dur(12_000));
         // 1 byte at 3 b/s = 2.666.. s, rounded up.
         assert_eq!(Bandwidth::bps(3).tx_time(1), Dur(2_666_666_667));
+        // 1454 bytes at 100 Gb/s = 116.32 ns: ns-3 116, Linux pacing 116, ceil 117
+        assert_eq!(Bandwidth::gbps(100).tx_time(1454), Dur(117));
+        assert_eq!(Bandwidth::gbps(100).tx_time_nearest(1454), Dur(116));
+        assert_eq!(Bandwidth::gbps(100).tx_time_floor(1454), Dur(116));
+        assert_eq!(Bandwidth::bps(16).tx_time_nearest(1), Dur(500_000_000));
+        assert_eq!(Bandwidth::bps(3).tx_time_nearest(1), Dur(2_666_666_667));
+        assert_eq!(Bandwidth::bps(3).tx_time_floor(1), Dur(2_666_666_666));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! - drop-tail admission against the packets whose transmission has not started yet
 //!   ([`Limits::admits`], the simulator's backlog rule);
 //! - serialization at the rate in effect when the transmission starts (a constant rate or the
-//!   direction's `rate_steps`, ns-3 `PointToPointNetDevice` semantics), `Bandwidth::tx_time`;
+//!   direction's `rate_steps`, ns-3 `PointToPointNetDevice` semantics), `Bandwidth::tx_time_nearest`;
 //! - the error model of the scenario, with its unit (bit, byte, packet) over the IP packet's size
 //!   (the simulator's wire size: IP + TCP headers, options and payload), drawn from the same
 //!   seeded stream as the simulator's channel (`link/<i>/<ab|ba>/error`) for the packets the
@@ -161,7 +161,7 @@ impl Direction {
             return;
         }
         let start = now.max(self.busy_until);
-        let end = start + self.rate_at(start).tx_time(size);
+        let end = start + self.rate_at(start).tx_time_nearest(size); // as the simulator's links
         self.busy_until = end;
         if start > now {
             self.waiting.push_back((start, size));

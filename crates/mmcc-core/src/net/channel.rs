@@ -262,7 +262,8 @@ impl Channel {
         }
     }
 
-    /// Serialization time of `size` bytes (cached: a flow sends few distinct sizes).
+    /// Serialization time of `size` bytes, to the nearest ns as ns-3's point-to-point devices
+    /// (`DataRate::CalculateBytesTxTime`) (cached: a flow sends few distinct sizes).
     #[inline]
     fn tx_time(&mut self, size: u32) -> Dur {
         if self.tx_cache[0].0 == size {
@@ -272,7 +273,7 @@ impl Channel {
             self.tx_cache.swap(0, 1);
             return self.tx_cache[0].1;
         }
-        let d = self.cur_rate.tx_time(size as u64);
+        let d = self.cur_rate.tx_time_nearest(size as u64);
         self.tx_cache[1] = self.tx_cache[0];
         self.tx_cache[0] = (size, d);
         d
@@ -418,7 +419,7 @@ impl Channel {
                 }
                 *tx_busy = true;
                 self.rate_at(now);
-                let d = self.cur_rate.tx_time(size as u64);
+                let d = self.cur_rate.tx_time_nearest(size as u64);
                 wakes.tx_done = Some(now + d);
                 self.transmit(pkt, size, now, wakes);
                 Ok(())
@@ -435,7 +436,7 @@ impl Channel {
         match q.dequeue(now, dropped) {
             Some(e) => {
                 self.rate_at(now);
-                wakes.tx_done = Some(now + self.cur_rate.tx_time(e.size as u64));
+                wakes.tx_done = Some(now + self.cur_rate.tx_time_nearest(e.size as u64));
                 self.transmit(&e.pkt, e.size, now, wakes);
             }
             None => *tx_busy = false,

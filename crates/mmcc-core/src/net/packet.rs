@@ -19,6 +19,10 @@ pub enum Kind {
     /// subject to a link's random loss or drop list (they do not count as its packets).
     Syn,
     SynAck,
+    /// The third packet of the handshake, the sender's pure ACK of the SYN-ACK (ns-3
+    /// `ProcessSynSent` sends it just before the first data segment, so it takes link time
+    /// ahead of them); the receiver has nothing to do with it. Handled like the SYN.
+    HandshakeAck,
 }
 
 impl Kind {
@@ -30,7 +34,7 @@ impl Kind {
 
     #[inline]
     pub fn is_handshake(self) -> bool {
-        matches!(self, Kind::Syn | Kind::SynAck)
+        matches!(self, Kind::Syn | Kind::SynAck | Kind::HandshakeAck)
     }
 }
 
@@ -155,16 +159,12 @@ pub struct Packet {
 }
 
 impl Packet {
-    /// Bytes on the wire: headers, options (timestamps; SACK: 2 + 8 per block, padded to 4)
-    /// and payload.
+    /// Bytes on the wire: headers, options (`opt`, then SACK: 2 + 8 per block; all options
+    /// padded together to a multiple of 4, RFC 9293 section 3.1) and payload.
     #[inline]
     pub fn wire_bytes(&self) -> u32 {
-        let sack_opt = if self.nsack > 0 {
-            (2 + 8 * self.nsack as u32).div_ceil(4) * 4
-        } else {
-            0
-        };
-        HEADER_BYTES + self.opt as u32 + sack_opt + self.len
+        let sack_opt = if self.nsack > 0 { 2 + 8 * self.nsack as u32 } else { 0 };
+        HEADER_BYTES + (self.opt as u32 + sack_opt).div_ceil(4) * 4 + self.len
     }
 
     /// The cumulative acknowledgement of an ACK.
@@ -252,6 +252,19 @@ mod tests {
         assert_eq!(a.wire_bytes(), 40 + 28);
         let (got, n) = a.sack_blocks();
         assert_eq!(&got[..n], &b);
+        // with timestamps: Linux NOP NOP TS (12) + NOP NOP SACK = 12 + 4 + 8 n; ns-3 TS (10) +
+        // SACK (2 + 8 n) padded together: 20 / 28 / 36, 4 bytes less
+        let mut a = a;
+        a.opt = 12;
+        assert_eq!(a.wire_bytes(), 40 + 40);
+        a.opt = 10;
+        assert_eq!(a.wire_bytes(), 40 + 36);
+        let mut one = Packet::new_ack(0, 1, 0, 1000, 65535, &b[..1], Time::ZERO);
+        one.opt = 10;
+        assert_eq!(one.wire_bytes(), 40 + 20);
+        let mut data = Packet::data(0, 0, 1, 0, 1400, Time::ZERO, false);
+        data.opt = 10;
+        assert_eq!(data.wire_bytes(), 1452, "ns-3: 20 + 20 + 12 + 1400");
     }
 
     #[test]

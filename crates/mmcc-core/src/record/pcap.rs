@@ -84,7 +84,7 @@ impl PcapWriter {
         h[10..12].copy_from_slice(&c.to_be_bytes());
         // TCP header: ports 5000+flow (data side) and 50000+flow (receiver side).
         let (sport, dport) = match pkt.kind {
-            Kind::Data | Kind::Syn => (5000 + pkt.flow as u16, 50000 + pkt.flow as u16),
+            Kind::Data | Kind::Syn | Kind::HandshakeAck => (5000 + pkt.flow as u16, 50000 + pkt.flow as u16),
             Kind::Ack | Kind::SynAck => (50000 + pkt.flow as u16, 5000 + pkt.flow as u16),
         };
         h.extend_from_slice(&sport.to_be_bytes());
@@ -94,6 +94,7 @@ impl PcapWriter {
             Kind::Ack => (1u32, (pkt.ack() as u32).wrapping_add(1), 0x10u8),
             Kind::Syn => (0u32, 0u32, 0x02u8),
             Kind::SynAck => (0u32, 1u32, 0x12u8),
+            Kind::HandshakeAck => (1u32, 1u32, 0x10u8),
         };
         h.extend_from_slice(&seq.to_be_bytes());
         h.extend_from_slice(&ack.to_be_bytes());

@@ -550,6 +550,7 @@ impl Simulation {
             Kind::Ack => self.with_flow(flow, |f, ctx| f.sender.on_ack(pkt, ctx)),
             Kind::Syn => self.with_flow(flow, |f, ctx| f.receiver.on_syn(pkt, ctx)),
             Kind::SynAck => self.with_flow(flow, |f, ctx| f.sender.on_synack(ctx)),
+            Kind::HandshakeAck => {}
         }
     }
 

@@ -130,12 +130,15 @@ pub struct TcpSettings {
 }
 
 impl TcpSettings {
-    /// TCP option bytes on every segment (the timestamp option when on).
+    /// TCP option bytes on every segment before padding (the timestamp option when on): Linux
+    /// writes NOP, NOP, TS (12 bytes, `tcp_options_write`); ns-3 writes the 10-byte option and
+    /// pads the header as a whole to a multiple of 4 (`TcpHeader::CalculateHeaderLength`), so
+    /// with SACK blocks its ACKs are 4 bytes shorter. `Packet::wire_bytes` pads.
     pub fn option_bytes(&self) -> u32 {
-        if self.timestamps {
-            TIMESTAMP_OPTION_BYTES
-        } else {
-            0
+        match (self.timestamps, self.profile) {
+            (false, _) => 0,
+            (true, Profile::Linux) => TIMESTAMP_OPTION_BYTES,
+            (true, Profile::Ns3) => TIMESTAMP_OPTION_BYTES - 2,
         }
     }
 }

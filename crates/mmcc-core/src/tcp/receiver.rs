@@ -1,6 +1,11 @@
 //! The TCP receiver: in-order delivery to the application, out-of-order buffering, SACK blocks
 //! (RFC 2018) and delayed ACKs (RFC 5681 section 4.2: at least every second full segment, an
 //! immediate ACK for out-of-order data or when a hole is filled).
+//!
+//! SACK blocks: the `linux` profile reports the whole out-of-order range around each of the
+//! latest segments (Linux `tcp_sack_new_ofo_skb` keeps its blocks merged with the queue); the
+//! `ns3` profile keeps ns-3's own list (`Ns3SackList`), which forgets a block once four newer
+//! ones exist and so may report only part of a range.
 
 use super::profile::MAX_QUICKACKS;
 use super::{Ctx, TcpSettings, TimerKind};
@@ -109,6 +114,62 @@ impl OooTimes {
     }
 }
 
+/// ns-3 3.37's receiver SACK list (`TcpRxBuffer::UpdateSackList` / `ClearSackList`): each new
+/// out-of-order piece becomes the first block and merges with list blocks it touches; the list
+/// keeps at most four blocks (the oldest is forgotten, and a piece next to a forgotten block is
+/// reported without it); the ACK carries the first blocks that fit (`AddOptionSack`).
+#[derive(Clone, Copy, Default)]
+struct Ns3SackList {
+    blocks: [Range; 5],
+    n: usize,
+}
+
+impl Ns3SackList {
+    /// `UpdateSackList(head, tail)`.
+    fn update(&mut self, head: u64, tail: u64) {
+        // push_front
+        self.blocks.copy_within(0..self.n, 1);
+        self.blocks[0] = Range::new(head, tail);
+        self.n += 1;
+        let mut i = 1;
+        while i < self.n {
+            let (first, cur) = (self.blocks[0], self.blocks[i]);
+            let merged = if first.start == cur.end {
+                Some(Range::new(cur.start, first.end)) // left merge
+            } else if first.end == cur.start {
+                Some(Range::new(first.start, cur.end)) // right merge
+            } else {
+                None
+            };
+            match merged {
+                Some(m) => {
+                    // erase the block, the merged one replaces the first; scan again
+                    self.blocks.copy_within(i + 1..self.n, i);
+                    self.n -= 1;
+                    self.blocks[0] = m;
+                    i = 1;
+                }
+                None => i += 1,
+            }
+        }
+        if self.n > 4 {
+            self.n -= 1; // pop_back
+        }
+    }
+
+    /// `ClearSackList(nextRxSeq)`: blocks now below the cumulative ACK go.
+    fn clear_below(&mut self, seq: u64) {
+        let mut k = 0;
+        for i in 0..self.n {
+            if self.blocks[i].end > seq {
+                self.blocks[k] = self.blocks[i];
+                k += 1;
+            }
+        }
+        self.n = k;
+    }
+}
+
 pub struct TcpReceiver {
     pub flow: FlowId,
     pub node: NodeId,
@@ -125,6 +186,8 @@ pub struct TcpReceiver {
     /// kept up to date as ranges merge or are delivered: an ACK's SACK blocks need no search.
     recent: [Range; MAX_SACK_BLOCKS],
     nrecent: usize,
+    /// ns3 profile: ns-3's SACK list, reported instead of `recent`.
+    ns3_sack: Option<Ns3SackList>,
     ooo_segs: OooTimes,
     pending: u32,
     /// Segments still to be ACKed at once (Linux quick-ACK mode); 0 when off.
@@ -155,6 +218,7 @@ impl TcpReceiver {
             ooo: VecDeque::new(),
             recent: [Range::default(); MAX_SACK_BLOCKS],
             nrecent: 0,
+            ns3_sack: (cfg.profile == super::Profile::Ns3).then(Ns3SackList::default),
             ooo_segs: OooTimes::new(cfg.mss as u64),
             // ns-3 leaves the handshake with its delayed-ACK counter full (TcpSocketBase::
             // ProcessSynSent / ProcessSynRcvd: m_delAckCount = m_delAckMaxCount), so the first data
@@ -242,6 +306,22 @@ impl TcpReceiver {
         }
         // Out of order: keep it, ACK at once with SACK.
         if self.ooo_segs.insert(s, pkt.len, pkt.sent_at) {
+            if let Some(list) = &mut self.ns3_sack {
+                // TcpRxBuffer::Add: the piece not held yet (head and tail trimmed by held data)
+                let (mut head, mut tail) = (s, e);
+                let (lo, hi) = Range::new(s, e).touching(&self.ooo);
+                for r in self.ooo.range(lo..hi) {
+                    if r.start <= head && r.end > head {
+                        head = r.end;
+                    }
+                    if r.start < tail && r.end >= tail {
+                        tail = r.start;
+                    }
+                }
+                if head < tail {
+                    list.update(head, tail);
+                }
+            }
             self.insert_ooo(s, e);
         } else {
             ctx.rec.counters.dup_data_received += 1;
@@ -316,6 +396,9 @@ impl TcpReceiver {
         }
         // delivered ranges are no SACK blocks any more
         let rcv_nxt = self.rcv_nxt;
+        if let Some(list) = &mut self.ns3_sack {
+            list.clear_below(rcv_nxt);
+        }
         let old = self.recent;
         let n = self.nrecent;
         self.nrecent = 0;
@@ -332,12 +415,16 @@ impl TcpReceiver {
         self.delack.cancel();
         // RFC 2018: the block holding the latest segment first, then the ranges of the other
         // most recent segments (each range once).
-        let n = if self.sack && !self.ooo.is_empty() {
-            self.nrecent
-        } else {
-            0
+        let (blocks, n) = match &self.ns3_sack {
+            Some(list) => {
+                let mut b = [Range::default(); MAX_SACK_BLOCKS];
+                let n = list.n.min(MAX_SACK_BLOCKS);
+                b[..n].copy_from_slice(&list.blocks[..n]);
+                (b, n)
+            }
+            None => (self.recent, self.nrecent),
         };
-        let blocks = self.recent;
+        let n = if self.sack && !self.ooo.is_empty() { n } else { 0 };
         let mut pkt = Packet::new_ack(
             self.flow,
             self.node,
@@ -363,5 +450,41 @@ impl TcpReceiver {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks(l: &Ns3SackList) -> Vec<(u64, u64)> {
+        l.blocks[..l.n].iter().map(|r| (r.start, r.end)).collect()
+    }
+
+    #[test]
+    fn ns3_sack_list_merges_touching_blocks_newest_first() {
+        let mut l = Ns3SackList::default();
+        l.update(10, 20);
+        l.update(30, 40);
+        assert_eq!(blocks(&l), [(30, 40), (10, 20)]);
+        // a piece filling the gap merges left, then right, and goes first
+        l.update(20, 30);
+        assert_eq!(blocks(&l), [(10, 40)]);
+        l.update(50, 60);
+        l.clear_below(40);
+        assert_eq!(blocks(&l), [(50, 60)]);
+    }
+
+    #[test]
+    fn ns3_sack_list_forgets_the_fifth_block_and_reports_a_piece_next_to_it_alone() {
+        let mut l = Ns3SackList::default();
+        for k in 0..5u64 {
+            l.update(100 * k + 10, 100 * k + 20);
+        }
+        // at most four blocks: the oldest, (10, 20), is forgotten
+        assert_eq!(blocks(&l), [(410, 420), (310, 320), (210, 220), (110, 120)]);
+        // a piece right after the forgotten block is a block of its own (ns-3's own remark)
+        l.update(20, 30);
+        assert_eq!(blocks(&l), [(20, 30), (410, 420), (310, 320), (210, 220)]);
     }
 }

@@ -92,6 +92,13 @@ impl RttEstimator {
         }
     }
 
+    /// Forget the back-off without an RTT sample: ns-3's `TcpSocketBase::NewAck` recomputes
+    /// `m_rto` from the estimator on every ACK that restarts the timer (Linux and RFC 6298 keep
+    /// it until a valid sample, Karn's rule).
+    pub fn reset_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
     pub fn backoff_count(&self) -> u32 {
         self.backoff
     }

@@ -75,8 +75,8 @@ pub struct AckOutcome {
     /// RTT sample candidate: send time of the most recently sent newly delivered segment, if it
     /// was never retransmitted (Karn's rule).
     pub rtt_sent_at: Option<Time>,
-    /// The cumulative part acknowledged a segment that had been retransmitted (ns-3's
-    /// `m_isRetransDataAcked`).
+    /// The cumulative part acknowledged a segment that had been retransmitted and was not
+    /// SACKed before (ns-3's `m_isRetransDataAcked`).
     pub cum_retransmitted: bool,
     /// The oldest segment the cumulative part acknowledged: its latest send time, if it was
     /// never retransmitted (ns-3 `TcpSocketBase::EstimateRtt` samples only when the ACK covers
@@ -117,11 +117,23 @@ pub struct Scoreboard {
     /// Scratch: the parts of a SACK block not SACKed before (reused, no allocation per ACK;
     /// unbounded, a block may cover any number of known gaps).
     fresh: Vec<Range>,
+    /// A retransmitted segment stays counted in `retrans_bytes` when it is SACKed, until it is
+    /// cumulatively acknowledged or a timeout clears the marks: ns-3 3.37's `TcpTxBuffer` keeps
+    /// `m_retrans` until `DiscardUpTo` / `SetSentListLost`, and its `BytesInFlight` (sent -
+    /// SACKed - lost + retransmitted) therefore counts such a segment as in flight (the `ns3`
+    /// profile). RFC 6675 `SetPipe` and Linux count it out (`tcp_sacktag_one` clears
+    /// TCPCB_SACKED_RETRANS).
+    sacked_retransmissions_stay_counted: bool,
 }
 
 impl Scoreboard {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A scoreboard that keeps SACKed retransmissions counted as ns-3 does (see the field).
+    pub fn keeping_sacked_retransmissions(keep: bool) -> Self {
+        Scoreboard { sacked_retransmissions_stay_counted: keep, ..Self::default() }
     }
 
     /// Bytes sent and not cumulatively acknowledged (RFC 5681 FlightSize).
@@ -153,6 +165,10 @@ impl Scoreboard {
 
     fn idx(&self, id: u64) -> usize {
         (id - self.base_id) as usize
+    }
+    /// The oldest outstanding segment.
+    pub fn head(&self) -> Option<&SegRec> {
+        self.segs.front()
     }
     pub fn get(&self, id: u64) -> &SegRec {
         &self.segs[self.idx(id)]
@@ -244,9 +260,13 @@ impl Scoreboard {
                 }
                 out.cum_acked += s.len as u64;
                 out.cum_segments += 1;
-                out.cum_retransmitted |= s.tx_count > 1;
+                // ns-3 TcpTxBuffer::IsRetransmittedDataAcked: a retransmitted item not SACKed
+                out.cum_retransmitted |= s.tx_count > 1 && !s.sacked;
                 if s.sacked {
                     self.sacked_bytes -= s.len as u64;
+                    if s.rtx_inflight {
+                        self.retrans_bytes -= s.len as u64;
+                    }
                 } else {
                     note(&s, &mut out);
                     on_delivered(&s);
@@ -302,7 +322,7 @@ impl Scoreboard {
                         if s.lost {
                             self.lost_bytes -= s.len as u64;
                         }
-                        if s.rtx_inflight {
+                        if s.rtx_inflight && !self.sacked_retransmissions_stay_counted {
                             s.rtx_inflight = false;
                             self.retrans_bytes -= s.len as u64;
                         }
@@ -494,6 +514,12 @@ impl Scoreboard {
             expect = s.end();
             if s.sacked {
                 sacked += s.len as u64;
+                if s.rtx_inflight {
+                    if !self.sacked_retransmissions_stay_counted {
+                        return Err(format!("segment {} SACKed with a retransmission in flight", s.seq));
+                    }
+                    rtx += s.len as u64;
+                }
             } else {
                 if s.lost {
                     lost += s.len as u64;
@@ -586,6 +612,30 @@ mod tests {
 
     fn r(a: u64, b: u64) -> Range {
         Range::new(a * MSS as u64, b * MSS as u64)
+    }
+
+    #[test]
+    fn a_sacked_retransmission_stays_in_the_pipe_in_ns3_until_acknowledged() {
+        for ns3 in [false, true] {
+            let mut b = Scoreboard::keeping_sacked_retransmissions(ns3);
+            for i in 0..6u64 {
+                b.push_new(SegRec::new(i * MSS as u64, MSS, Time(i)));
+            }
+            // 0 and 1 lost; 2..6 SACKed; both retransmitted; the retransmission of 0 is lost
+            // again and that of 1 SACKed
+            b.on_ack(0, &[r(2, 6)], |_| {});
+            assert_eq!(b.mark_losses(3), 2000);
+            b.on_retransmit(0, Time(10));
+            b.on_retransmit(1, Time(10));
+            b.on_ack(0, &[r(1, 2), r(2, 6)], |_| {});
+            b.check().unwrap();
+            // ns-3 BytesInFlight: 6 sent - 5 SACKed - 1 lost + 2 retransmitted = 2; RFC 6675 /
+            // Linux: the retransmission of 0 only
+            assert_eq!(b.pipe(), if ns3 { 2000 } else { 1000 }, "ns3 {ns3}");
+            b.on_ack(6000, &[], |_| {});
+            assert_eq!((b.pipe(), b.retrans_bytes()), (0, 0));
+            b.check().unwrap();
+        }
     }
 
     #[test]

@@ -83,6 +83,9 @@ pub struct TcpSender {
     pub over_cwnd_sends: u64,
     /// Spurious-timeout detection and undo (the `frto` switch).
     undo: Undo,
+    /// ns3 profile: the next partial ACK of this recovery episode is its first, the one that
+    /// restarts the retransmission timer (`m_isFirstPartialAck`).
+    first_partial_ack: bool,
 }
 
 /// Linux's undo state for a timeout (`tcp_sock`: `undo_marker`, `prior_cwnd`,
@@ -127,7 +130,7 @@ impl TcpSender {
             ns3_timestamps: cfg.profile == Profile::Ns3 && cfg.timestamps,
             cca,
             cc,
-            sb: Scoreboard::new(),
+            sb: Scoreboard::keeping_sacked_retransmissions(cfg.profile == Profile::Ns3),
             rtt: RttEstimator::new(
                 cfg.initial_rto,
                 cfg.min_rto,
@@ -155,6 +158,7 @@ impl TcpSender {
             active: false,
             over_cwnd_sends: 0,
             undo: Undo::default(),
+            first_partial_ack: true,
         }
     }
 
@@ -201,6 +205,12 @@ impl TcpSender {
             return; // a duplicate SYN-ACK
         }
         self.syn_timer.cancel();
+        // the handshake's ACK goes out first (ns-3 TcpSocketBase::ProcessSynSent: SendEmptyPacket
+        // (ACK), then SendPendingData)
+        let mut p = Packet::data(self.flow, self.node, self.peer, 0, 0, ctx.now, false);
+        p.kind = crate::net::Kind::HandshakeAck;
+        p.opt = self.opt_bytes;
+        ctx.out.push(p);
         self.established(ctx);
     }
 
@@ -326,7 +336,7 @@ impl TcpSender {
                 return false;
             }
             self.cc.app_limited = false;
-            self.send_new(len as u32, ctx);
+            self.send_new(len as u32, false, ctx);
         }
     }
 
@@ -358,7 +368,9 @@ impl TcpSender {
         self.cwnd_limited
     }
 
-    fn send_new(&mut self, len: u32, ctx: &mut Ctx) {
+    /// Send `len` new bytes; `forced`: a transmission that does not ask cwnd (ns-3's
+    /// `DoRetransmit` on a partial ACK).
+    fn send_new(&mut self, len: u32, forced: bool, ctx: &mut Ctx) {
         let seq = self.sb.snd_nxt;
         let mut rec = SegRec::new(seq, len, ctx.now);
         // Linux tcp_rate_skb_sent: the flow restarts from idle when nothing is outstanding
@@ -367,7 +379,7 @@ impl TcpSender {
         let idle = self.sb.outstanding() == 0;
         self.rate.on_send(&mut rec, ctx.now, idle);
         self.sb.push_new(rec);
-        if self.pipe() > self.cc.cwnd {
+        if !forced && self.pipe() > self.cc.cwnd {
             self.over_cwnd_sends += 1;
         }
         self.emit(seq, len, false, ctx);
@@ -392,8 +404,13 @@ impl TcpSender {
         if let Some(rate) = self.pacing_rate() {
             // Pacing rates are payload rates (delivery-rate samples count payload bytes), so a
             // segment takes its payload's time: ns-3 SendPendingData schedules
-            // CalculateBytesTxTime(payload); Linux converts BBR's packet rate to bytes per MSS.
-            self.next_send_time = self.next_send_time.max(ctx.now) + rate.tx_time(len as u64);
+            // CalculateBytesTxTime(payload), to the nearest ns; Linux converts BBR's packet rate
+            // to bytes per MSS and rounds down (tcp_update_skb_after_send).
+            let gap = match self.cfg.profile {
+                Profile::Ns3 => rate.tx_time_nearest(len as u64),
+                Profile::Linux => rate.tx_time_floor(len as u64),
+            };
+            self.next_send_time = self.next_send_time.max(ctx.now) + gap;
         }
         ctx.out.push(pkt);
         ctx.rec.on_send(ctx.now, len, retx);
@@ -441,9 +458,32 @@ impl TcpSender {
             ctx.rec.on_ack(ctx.now, false);
             return; // an old ACK overtaken by a newer one
         }
-        let ack = self.process_ack(pkt, ctx);
+        let mut ack = self.process_ack(pkt, ctx);
+        if self.cfg.profile == Profile::Ns3 && self.cc.state == CaState::Loss && self.episode_over() {
+            // ns-3 ProcessAck, leaving CA_LOSS: the window grows by the segments above the
+            // recovery point only, (ack - m_recover) / MSS
+            let above = self.sb.snd_una.saturating_sub(self.recover.unwrap_or(0));
+            ack.ev.segments_acked = (above / self.mss) as u32;
+        }
         let newly_lost = self.detect_losses(&ack);
+        // ns-3's PktsAcked: before cwnd = ssthresh when the ACK ends fast recovery, else after
+        // the state machine (after DoRecovery / EnterRecovery); one segment for an ACK that
+        // does not advance snd_una and for a partial ACK in recovery (`PktsAcked(tcb, 1, ..)`).
+        let ns3_hook = (self.cfg.profile == Profile::Ns3 && ack.pkts_acked).then(|| {
+            let mut ev = ack.ev;
+            let in_recovery = self.cc.state == CaState::Recovery;
+            if !ack.advanced || (in_recovery && !self.episode_over()) {
+                ev.segments_acked = 1;
+            }
+            (ev, in_recovery && self.episode_over())
+        });
+        if let Some((ev, true)) = ns3_hook {
+            self.cca.on_ack(&mut self.cc, &ev);
+        }
         let grow = self.run_state_machine(&ack, newly_lost, ctx);
+        if let Some((ev, false)) = ns3_hook {
+            self.cca.on_ack(&mut self.cc, &ev);
+        }
         self.congestion_control(&ack, grow, newly_lost);
         self.rearm_rto(ack.advanced, ctx);
         self.try_send(ctx);
@@ -570,13 +610,22 @@ impl TcpSender {
             bytes_acked: res.cum_acked,
             rtt: rtt_sample,
         };
-        if res.delivered > 0 || advanced {
+        // Linux calls the algorithm's ACK hook here (pkts_acked before the state machine); ns-3
+        // from ProcessAck, after DupAck / DoRecovery have set cwnd (`on_ack` below), and for
+        // every ACK that does not advance snd_una while data is outstanding.
+        let pkts_acked = match self.cfg.profile {
+            Profile::Linux => res.delivered > 0 || advanced,
+            Profile::Ns3 => advanced || self.sb.outstanding() > 0,
+        };
+        if pkts_acked && self.cfg.profile == Profile::Linux {
             self.cca.on_ack(&mut self.cc, &ev);
         }
         AckInfo {
+            pkts_acked,
             ev,
             advanced,
             new_sack: res.new_sack,
+            is_dup,
             retransmitted_acked: res.cum_retransmitted,
             delivered,
             prior_in_flight,
@@ -657,6 +706,9 @@ impl TcpSender {
                     };
                     self.set_state(st, ctx);
                     ack.advanced
+                } else if self.cfg.profile == Profile::Ns3 {
+                    self.ns3_recovery_ack(ack, controls, ctx);
+                    false
                 } else {
                     if !self.cfg.sack && ack.advanced {
                         // RFC 6582: a partial ACK retransmits the next unacknowledged segment.
@@ -787,9 +839,20 @@ impl TcpSender {
         }
     }
 
-    /// RFC 6298 (5.2, 5.3): restart the timer on new data acknowledged; stop when all is.
+    /// RFC 6298 (5.2, 5.3): restart the timer on new data acknowledged; stop when all is. In
+    /// fast recovery ns-3 restarts it on the first partial ACK only (RFC 6582 section 4's
+    /// "Impatient" variant: `NewAck(ackNumber, m_isFirstPartialAck)`); Linux on every ACK that
+    /// advances snd_una (`tcp_rearm_rto`).
     fn rearm_rto(&mut self, advanced: bool, ctx: &mut Ctx) {
+        if advanced && self.cfg.profile == Profile::Ns3 && self.cc.state == CaState::Recovery {
+            if !std::mem::take(&mut self.first_partial_ack) {
+                return;
+            }
+        }
         if advanced {
+            if self.cfg.profile == Profile::Ns3 {
+                self.rtt.reset_backoff(); // NewAck: m_rto from the estimator
+            }
             if self.sb.outstanding() > 0 {
                 let at = ctx.now + self.rtt.rto();
                 Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
@@ -811,7 +874,54 @@ impl TcpSender {
         }
     }
 
+    /// An ACK in fast recovery that does not end it, as ns-3 3.37's `TcpSocketBase` handles it:
+    /// a duplicate ACK runs PRR (`DupAck` -> `DoRecovery`); a partial ACK runs PRR again
+    /// (`ProcessAck`, so an ACK that is both counts its DeliveredData twice) and then, unless
+    /// the segment now at the head was already retransmitted, `DoRetransmit`; an ACK that is
+    /// neither leaves cwnd alone.
+    fn ns3_recovery_ack(&mut self, ack: &AckInfo, controls: bool, ctx: &mut Ctx) {
+        let partial = ack.ev.bytes_acked >= self.mss;
+        if !self.cfg.sack && ack.advanced {
+            // RFC 6582: a partial ACK retransmits the next unacknowledged segment.
+            self.sb.mark_head_lost();
+        }
+        if !controls {
+            let ssrb = Ssrb::Ns3 {
+                retransmitted_data_acked: ack.retransmitted_acked,
+            };
+            // m_bytesInFlight as computed before ProcessAck, the same for both calls
+            let pipe = self.pipe();
+            for _ in 0..(ack.is_dup as u8 + partial as u8) {
+                self.cc.cwnd = self.prr.on_ack(ack.delivered, pipe, self.cc.ssthresh, self.mss, ssrb);
+            }
+        }
+        if partial && !self.sb.head().is_some_and(|h| h.rtx_inflight) {
+            self.ns3_do_retransmit(ctx);
+        }
+    }
+
+    /// ns-3 `TcpSocketBase::DoRetransmit`, whatever cwnd allows: `NextSeg(isRecovery = false)`
+    /// gives the first lost segment not retransmitted, else new data (if the receive window
+    /// has room), else the head is sent again.
+    fn ns3_do_retransmit(&mut self, ctx: &mut Ctx) {
+        if let Some(id) = self.sb.next_lost() {
+            self.retransmit(id, true, ctx);
+            return;
+        }
+        self.write_app_data(ctx.now);
+        let avail = self.app.written - self.sb.snd_nxt;
+        if avail > 0 && self.sb.outstanding() < self.rwnd {
+            let len = avail.min(self.mss).min(self.rwnd - self.sb.outstanding());
+            self.send_new(len as u32, true, ctx);
+            return;
+        }
+        if let Some(head) = self.sb.head_id() {
+            self.retransmit(head, true, ctx);
+        }
+    }
+
     fn enter_recovery(&mut self, prior_in_flight: u64, delivered: u64, ctx: &mut Ctx) {
+        self.first_partial_ack = true;
         ctx.rec.counters.fast_retransmits += 1;
         ctx.rec
             .event(ctx.now, "fast_retransmit", self.sb.snd_una as f64);
@@ -867,16 +977,15 @@ impl TcpSender {
         }
     }
 
-    /// Whether this timeout lowers ssthresh. ns-3 (`ReTxTimeout`): unless the sender is already
-    /// in Loss with the head retransmitted. Linux (`tcp_enter_loss`): at a new episode only
-    /// (state below Recovery, or the previous episode over, or no retransmission yet).
+    /// Whether this timeout lowers ssthresh. ns-3 3.37 (`ReTxTimeout`) means to spare a sender
+    /// already in Loss with the head retransmitted, but asks `IsHeadRetransmitted()` after
+    /// `SetSentListLost()` has cleared every retransmitted mark, so every timeout lowers it
+    /// (found against ns-3: D-TCP's second timeout in a row set ssthresh to 14,700 bytes
+    /// there). Linux (`tcp_enter_loss`): at a new episode only (state below Recovery, or the
+    /// previous episode over, or no retransmission yet).
     fn rto_lowers_ssthresh(&self) -> bool {
-        let head_retransmitted = self
-            .sb
-            .head_id()
-            .is_some_and(|id| self.sb.get(id).tx_count > 1);
         match self.cfg.profile {
-            Profile::Ns3 => self.cc.state != CaState::Loss || !head_retransmitted,
+            Profile::Ns3 => true,
             Profile::Linux => {
                 self.cc.state < CaState::Recovery
                     || self.recover.is_none_or(|r| self.sb.snd_una >= r)
@@ -989,8 +1098,12 @@ fn ts_ms(t: Time) -> u64 {
 /// What [`TcpSender::process_ack`] found, for the later steps of the ACK.
 struct AckInfo {
     ev: AckEvent,
+    /// The algorithm's ACK hook is due for this ACK (`PktsAcked` / `pkts_acked`).
+    pkts_acked: bool,
     advanced: bool,
     new_sack: bool,
+    /// A duplicate ACK (RFC 6675 with SACK, RFC 5681 without).
+    is_dup: bool,
     /// The cumulative ACK covered retransmitted data (ns-3 `m_isRetransDataAcked`).
     retransmitted_acked: bool,
     /// RFC 6937 DeliveredData (plus one segment per duplicate ACK without SACK).

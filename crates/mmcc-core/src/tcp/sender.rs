@@ -844,10 +844,12 @@ impl TcpSender {
     /// "Impatient" variant: `NewAck(ackNumber, m_isFirstPartialAck)`); Linux on every ACK that
     /// advances snd_una (`tcp_rearm_rto`).
     fn rearm_rto(&mut self, advanced: bool, ctx: &mut Ctx) {
-        if advanced && self.cfg.profile == Profile::Ns3 && self.cc.state == CaState::Recovery {
-            if !std::mem::take(&mut self.first_partial_ack) {
-                return;
-            }
+        if advanced
+            && self.cfg.profile == Profile::Ns3
+            && self.cc.state == CaState::Recovery
+            && !std::mem::take(&mut self.first_partial_ack)
+        {
+            return;
         }
         if advanced {
             if self.cfg.profile == Profile::Ns3 {

@@ -136,31 +136,29 @@ impl Bandwidth {
     pub fn mbps_f64(self) -> f64 {
         self.0 as f64 * 1e-6
     }
-    /// Time to serialize `bytes` at this rate, rounded up to a whole nanosecond.
-    pub fn tx_time(self, bytes: u64) -> Dur {
+    /// `bytes` at this rate in ns, `bias / rate` ns added before the integer division (the
+    /// rounding of the variants below); `Dur::MAX` at rate 0.
+    #[inline]
+    fn tx_ns(self, bytes: u64, bias: u128) -> Dur {
         if self.0 == 0 {
             return Dur::MAX;
         }
-        let num = bytes as u128 * 8 * 1_000_000_000u128;
-        Dur(num.div_ceil(self.0 as u128) as u64)
+        Dur(((bytes as u128 * 8 * 1_000_000_000u128 + bias) / self.0 as u128) as u64)
+    }
+    /// Time to serialize `bytes` at this rate, rounded up to a whole nanosecond.
+    pub fn tx_time(self, bytes: u64) -> Dur {
+        self.tx_ns(bytes, (self.0 as u128).saturating_sub(1))
     }
     /// Time to serialize `bytes` at this rate, rounded to the nearest nanosecond (halves up):
     /// ns-3's `DataRate::CalculateBytesTxTime` (`Seconds(bits / bps)`, an int64x64 value that
     /// `Time` rounds to the nearest ns), which its point-to-point links and its pacing use.
     pub fn tx_time_nearest(self, bytes: u64) -> Dur {
-        if self.0 == 0 {
-            return Dur::MAX;
-        }
-        let num = bytes as u128 * 8 * 1_000_000_000u128;
-        Dur(((num + self.0 as u128 / 2) / self.0 as u128) as u64)
+        self.tx_ns(bytes, self.0 as u128 / 2)
     }
     /// Time to send `bytes` at this rate, rounded down to a nanosecond (Linux
     /// `tcp_update_skb_after_send`: `div64_ul(len * NSEC_PER_SEC, rate)`).
     pub fn tx_time_floor(self, bytes: u64) -> Dur {
-        if self.0 == 0 {
-            return Dur::MAX;
-        }
-        Dur((bytes as u128 * 8 * 1_000_000_000u128 / self.0 as u128) as u64)
+        self.tx_ns(bytes, 0)
     }
     /// Bytes carried in `d` at this rate (rounded down).
     pub fn bytes_in(self, d: Dur) -> u64 {

@@ -183,6 +183,13 @@ impl Packet {
         (out, self.nsack as usize)
     }
 
+    /// A payload-less packet of the connection's opening (SYN, SYN-ACK, the final ACK) with
+    /// `opt` option bytes.
+    pub fn handshake(kind: Kind, flow: FlowId, src: NodeId, dst: NodeId, now: Time, opt: u8, retx: bool) -> Packet {
+        debug_assert!(kind.is_handshake());
+        Packet { kind, opt, ..Packet::data(flow, src, dst, 0, 0, now, retx) }
+    }
+
     pub fn data(
         flow: FlowId,
         src: NodeId,

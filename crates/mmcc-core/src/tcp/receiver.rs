@@ -259,9 +259,9 @@ impl TcpReceiver {
     /// A SYN arrived: answer with a SYN-ACK (each time, for a retransmitted SYN too) echoing its
     /// timestamp.
     pub fn on_syn(&mut self, pkt: &Packet, ctx: &mut Ctx) {
-        let mut p = Packet::data(self.flow, self.node, self.peer, 0, 0, pkt.sent_at, false);
-        p.kind = crate::net::Kind::SynAck;
-        p.opt = crate::net::packet::syn_option_bytes(self.opt_bytes > 0);
+        let opt = crate::net::packet::syn_option_bytes(self.opt_bytes > 0);
+        let kind = crate::net::Kind::SynAck;
+        let mut p = Packet::handshake(kind, self.flow, self.node, self.peer, pkt.sent_at, opt, false);
         p.rwnd = self.rcv_buf.min(u32::MAX as u64) as u32;
         ctx.out.push(p);
     }
@@ -363,6 +363,9 @@ impl TcpReceiver {
     /// `merged` holds the newest out-of-order segment: it becomes the first SACK block; older
     /// recent ranges it swallowed are dropped (RFC 2018 order, no allocation).
     fn note_recent(&mut self, merged: Range) {
+        if self.ns3_sack.is_some() {
+            return; // the ns3 profile reports its own list
+        }
         let old = self.recent;
         let n = self.nrecent;
         self.recent[0] = merged;

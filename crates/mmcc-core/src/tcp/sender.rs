@@ -188,9 +188,8 @@ impl TcpSender {
         if tries > 6 {
             return; // ns-3 gives the connection up
         }
-        let mut p = Packet::data(self.flow, self.node, self.peer, 0, 0, ctx.now, tries > 0);
-        p.kind = crate::net::Kind::Syn;
-        p.opt = crate::net::packet::syn_option_bytes(self.cfg.timestamps);
+        let opt = crate::net::packet::syn_option_bytes(self.cfg.timestamps);
+        let p = Packet::handshake(crate::net::Kind::Syn, self.flow, self.node, self.peer, ctx.now, opt, tries > 0);
         ctx.out.push(p);
         let t = ctx.now + Dur(Dur::from_secs(3).0 << tries);
         self.syn_tries = Some(tries + 1);
@@ -207,10 +206,8 @@ impl TcpSender {
         self.syn_timer.cancel();
         // the handshake's ACK goes out first (ns-3 TcpSocketBase::ProcessSynSent: SendEmptyPacket
         // (ACK), then SendPendingData)
-        let mut p = Packet::data(self.flow, self.node, self.peer, 0, 0, ctx.now, false);
-        p.kind = crate::net::Kind::HandshakeAck;
-        p.opt = self.opt_bytes;
-        ctx.out.push(p);
+        let kind = crate::net::Kind::HandshakeAck;
+        ctx.out.push(Packet::handshake(kind, self.flow, self.node, self.peer, ctx.now, self.opt_bytes, false));
         self.established(ctx);
     }
 
@@ -706,15 +703,14 @@ impl TcpSender {
                     };
                     self.set_state(st, ctx);
                     ack.advanced
-                } else if self.cfg.profile == Profile::Ns3 {
-                    self.ns3_recovery_ack(ack, controls, ctx);
-                    false
                 } else {
                     if !self.cfg.sack && ack.advanced {
                         // RFC 6582: a partial ACK retransmits the next unacknowledged segment.
                         self.sb.mark_head_lost();
                     }
-                    if !controls {
+                    if self.cfg.profile == Profile::Ns3 {
+                        self.ns3_recovery_ack(ack, controls, ctx);
+                    } else if !controls {
                         let ssrb =
                             self.ssrb(ack.advanced && newly_lost == 0, ack.retransmitted_acked);
                         self.cc.cwnd = self.prr.on_ack(
@@ -883,10 +879,6 @@ impl TcpSender {
     /// neither leaves cwnd alone.
     fn ns3_recovery_ack(&mut self, ack: &AckInfo, controls: bool, ctx: &mut Ctx) {
         let partial = ack.ev.bytes_acked >= self.mss;
-        if !self.cfg.sack && ack.advanced {
-            // RFC 6582: a partial ACK retransmits the next unacknowledged segment.
-            self.sb.mark_head_lost();
-        }
         if !controls {
             let ssrb = Ssrb::Ns3 {
                 retransmitted_data_acked: ack.retransmitted_acked,

@@ -296,3 +296,39 @@ fn ns3_profile_opens_the_connection_before_sending_data() {
         assert!(flow_stat(&out, "delivered_bytes") > 1e5, "{profile:?}");
     }
 }
+
+/// ssthresh right after each timeout of a run whose path is cut from 1 s to 6 s (several
+/// timeouts in a row while nothing gets through), read by stepping the run 1 ms at a time.
+fn ssthresh_after_each_rto(profile: Profile) -> Vec<u64> {
+    use mmcc_core::net::Outage;
+    let mut cfg = profile_dumbbell(profile, Dur::from_millis(20), Dur::from_secs(6));
+    let cut = Outage { start: Time::from_secs(1), end: Time::from_secs(6) };
+    cfg.links[1].ab.outages.push(cut);
+    cfg.links[1].ba.outages.push(cut);
+    let mut sim = Simulation::new(cfg).unwrap();
+    let mut out = Vec::new();
+    for ms in 1000..6000 {
+        let rtos = sim.recorder(0).counters.rtos;
+        sim.run_until(Time::from_millis(ms));
+        if sim.recorder(0).counters.rtos > rtos {
+            out.push(sim.sender(0).cc.ssthresh);
+        }
+    }
+    sim.check_invariants().unwrap();
+    out
+}
+
+#[test]
+fn ns3_lowers_ssthresh_at_every_timeout_linux_only_at_the_first() {
+    // ns-3 3.37 ReTxTimeout asks IsHeadRetransmitted() after SetSentListLost() has cleared the
+    // marks, so each timeout takes GetSsThresh of the flight (one segment: 2 MSS); Linux
+    // tcp_enter_loss lowers it at a new episode only.
+    let mss = 1448u64;
+    let ns3 = ssthresh_after_each_rto(Profile::Ns3);
+    assert!(ns3.len() >= 2, "{ns3:?}");
+    assert!(ns3[0] > 10 * mss, "{ns3:?}");
+    assert!(ns3[1..].iter().all(|&s| s == 2 * mss), "{ns3:?}");
+    let linux = ssthresh_after_each_rto(Profile::Linux);
+    assert!(linux.len() >= 3, "{linux:?}");
+    assert!(linux.iter().all(|&s| s == linux[0]) && linux[0] > 10 * mss, "{linux:?}");
+}

@@ -122,7 +122,7 @@ def test_radio_schema_errors(edit, needle):
 
 
 @pytest.mark.parametrize("setting,needle", [
-    ("radios.0.carrier=60GHz", 'pathloss "buildings-obstacle" is defined at 28 and 73 GHz only'),
+    ("radios.0.carrier=60GHz", 'preset thesis-edge: radios[0].pathloss: "buildings-obstacle" is defined at 28 and 73 GHz only'),
     ('radios.0.obstacles=[{kind="foliage",min=[1,1,0],max=[2,2,3]}]', "ns3-mmwave has no foliage"),
     ("radios.0.link_adaptation=ideal", "radios[0].link_adaptation: 'ideal' is not allowed"),
 ])

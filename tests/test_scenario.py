@@ -37,6 +37,21 @@ def test_small_scenario_normalizes_to_base_units():
     assert cfg["flows"][0]["cca"] == "newreno"
 
 
+def test_one_schema_defaults_and_rules_come_from_the_core():
+    """The reader leaves defaults and rules to the core (sim/validate.rs): the configuration
+    comes back complete, and a rule's message gets the file name in front of the core's key."""
+    cfg = normalize(BASE, "s.toml")
+    assert cfg["links"][0]["mtu"] == 1500 and cfg["record"]["bin"] == 100_000_000
+    assert cfg["flows"][0]["tcp"]["mss"] == 1448 and cfg["flows"][0]["app"] == {"type": "bulk", "bytes": None}
+    assert cfg["links"][0]["ab"]["queue"] == {"type": "droptail", "limit_bytes": None, "limit_packets": 1000}
+    # relations between keys and ranges: the core's messages, with the file and the user's key names
+    assert err(edit(lambda r: r["flows"][0].update(start="2s", stop="1s"))) == "s.toml: flows[0].stop: must be after start"
+    assert err(edit(lambda r: r.update(tcp={"segment_size": "1500B"}))).startswith(
+        "s.toml: flows[0].tcp.segment_size: 1500B plus 52B of IP/TCP headers and options exceeds the smallest link MTU")
+    assert err(edit(lambda r: r["flows"][0].update(cca="renoo"))).startswith("s.toml: flows[0].cca: ")
+    assert err(edit(lambda r: r.update(nodes=r["nodes"] + r["nodes"][:1]))).startswith("s.toml: nodes: node names must be unique")
+
+
 def test_unknown_key_is_named_with_the_allowed_keys():
     m = err(edit(lambda r: r["links"][1].update(speed="1Gbps")))
     assert m.startswith("s.toml: links[1].speed: unknown key; allowed keys here:")
@@ -49,7 +64,7 @@ def test_wrong_type():
 
 
 @pytest.mark.parametrize("edit_fn,needle", [
-    (lambda r: r["links"][1].update(framing="2kB"), "s.toml: links[1].framing: 2000 is out of range; allowed: 0B..1000B"),
+    (lambda r: r["links"][1].update(framing="2kB"), "s.toml: links[1].framing: 2000B is out of range; allowed: 0B..1000B"),
     (lambda r: r.update(tcp={"handshake": "yes"}), "s.toml: tcp.handshake: expected true or false, got 'yes'"),
     (lambda r: r["flows"][0].update(receiver_feed=100), "s.toml: flows[0].receiver_feed: 100 has no unit"),
 ])

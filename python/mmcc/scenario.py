@@ -1,5 +1,12 @@
 """Scenarios: TOML files (or the same structure as Python dicts) describing a topology, flows
-and what to record, validated into the normalized configuration the Rust core runs.
+and what to record, read into the run configuration the Rust core runs.
+
+One schema: this module reads the file's *syntax* (tables and keys, units into ns / bytes /
+bit/s, node names into indices, types within what the core's integers hold, the user's key
+names into the core's) and nothing else; the core (`mmcc_core::sim::SimConfig`) fills every
+default and applies every rule (ranges, relations between keys, algorithm names) in
+`crates/mmcc-core/src/sim/validate.rs`, with messages that name the scenario's key. This module
+adds the file name and the warnings (valid values that are almost surely mistakes).
 
 Every error names the source, the key and what is allowed, on one line, e.g.::
 
@@ -69,8 +76,9 @@ def _quantity(fn, kind: str, limit: float, shown: str) -> Parser:
     return p
 
 
-# upper bounds far above any experiment, below what the core's integers hold
+# upper bounds far above any experiment, below what the core's integers hold (types, not rules)
 SIZE = _quantity(parse_size, "size", 2**50, "1PiB")
+SIZE32 = _quantity(parse_size, "size", 2**32 - 1, "4GiB")  # a u32 in the core
 FREQ = _quantity(parse_frequency, "frequency", 1e13, "10THz")
 RATE = _quantity(parse_rate, "rate", 1e14, "100Tbps")
 TIME = _quantity(parse_time, "time", 10**17, "1e8s")
@@ -87,12 +95,25 @@ def INT(lo=None, hi=None) -> Parser:
     return p
 
 
-def FLOAT(lo=None, hi=None) -> Parser:
+U32 = INT(0, 2**32 - 1)
+U64 = INT(0, 2**64 - 1)
+
+
+def FLOAT(ctx, v, path):
+    """A finite number (its range is the core's rule)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        ctx.fail(path, f"expected a number, got {v!r}")
+    v = float(v)
+    if v != v or abs(v) == float("inf"):
+        ctx.fail(path, f"{v} is not a finite number")
+    return v
+
+
+def _bounded_float(lo: float, hi: float) -> Parser:
+    """A finite number in [lo, hi], for keys this module turns into something else."""
     def p(ctx, v, path):
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            ctx.fail(path, f"expected a number, got {v!r}")
-        v = float(v)
-        if v != v or (lo is not None and v < lo) or (hi is not None and v > hi):
+        v = FLOAT(ctx, v, path)
+        if not lo <= v <= hi:
             ctx.fail(path, f"{v} is out of range; allowed: {lo}..{hi}")
         return v
 
@@ -146,16 +167,16 @@ def _list(ctx, v, path, item: Callable[[_Ctx, Any, str], Any]) -> list:
 
 TCP_FIELDS: dict[str, Parser] = {
     "profile": ONE_OF("linux", "ns3"),
-    "segment_size": SIZE,
-    "initial_cwnd": INT(1, 100_000),
+    "segment_size": SIZE32,
+    "initial_cwnd": U32,
     "initial_ssthresh": SIZE,
     "initial_rto": TIME,
     "min_rto": TIME,
     "max_rto": TIME,
     "clock_granularity": TIME,
-    "dupthresh": INT(1, 1000),
+    "dupthresh": U32,
     "sack": BOOL,
-    "delayed_ack_count": INT(1, 64),
+    "delayed_ack_count": U32,
     "delayed_ack_timeout": TIME,
     "send_buffer": SIZE,
     "recv_buffer": SIZE,
@@ -192,7 +213,7 @@ def SAFE_NAME(ctx, v, path):
 def _queue(ctx, v, path):
     t = _table(
         ctx, v, path,
-        {"type": ONE_OF("droptail", "codel"), "limit": SIZE, "limit_packets": INT(1, 10**9),
+        {"type": ONE_OF("droptail", "codel"), "limit": SIZE, "limit_packets": U64,
          "target": TIME, "interval": TIME},
         required=("type",),
     )
@@ -202,10 +223,9 @@ def _queue(ctx, v, path):
             if k in t:
                 ctx.fail(f"{path}.{k}", "only a codel queue has this key")
         if out["limit_bytes"] is None and out["limit_packets"] is None:
-            out["limit_packets"] = 1000
-    else:
-        out["target"] = t.get("target", 5_000_000)  # RFC 8289: 5 ms
-        out["interval"] = t.get("interval", 100_000_000)  # RFC 8289: 100 ms
+            out["limit_packets"] = 1000  # as the core's QueueConfig::default()
+    else:  # CoDel's TARGET and INTERVAL default in the core (RFC 8289: 5 ms, 100 ms)
+        out.update({k: t[k] for k in ("target", "interval") if k in t})
     return out
 
 
@@ -214,7 +234,7 @@ _LOSSY = {"bit": 1e-4, "byte": 1e-3, "packet": 0.3}
 
 
 def _error(ctx, v, path):
-    t = _table(ctx, v, path, {"unit": ONE_OF("bit", "byte", "packet"), "rate": FLOAT(0.0, 1.0)},
+    t = _table(ctx, v, path, {"unit": ONE_OF("bit", "byte", "packet"), "rate": FLOAT},
                required=("unit", "rate"))
     if t["rate"] > _LOSSY[t["unit"]]:
         ctx.warn(f"{path}.rate", f"{t['rate']:g} per {t['unit']} loses almost every packet "
@@ -223,36 +243,28 @@ def _error(ctx, v, path):
 
 
 def _reorder(ctx, v, path):
-    t = _table(ctx, v, path, {"probability": FLOAT(0.0, 1.0), "delay": TIME}, required=("probability", "delay"))
+    t = _table(ctx, v, path, {"probability": FLOAT, "delay": TIME}, required=("probability", "delay"))
     return {"probability": t["probability"], "delay": t["delay"]}
 
 
 def _outage(ctx, v, path):
     t = _table(ctx, v, path, {"start": TIME, "end": TIME}, required=("start", "end"))
-    if t["end"] <= t["start"]:
-        ctx.fail(path, "end must be after start")
     return {"start": t["start"], "end": t["end"]}
 
 
 def _rate_step(ctx, v, path):
     t = _table(ctx, v, path, {"t": TIME, "rate": RATE}, required=("t", "rate"))
-    if t["rate"] <= 0:
-        ctx.fail(f"{path}.rate", "must be positive")
     return [t["t"], t["rate"]]
 
 
 def _rate_schedule(ctx, v, path):
-    steps = _list(ctx, v, path, _rate_step)
-    for i in range(1, len(steps)):
-        if steps[i][0] <= steps[i - 1][0]:
-            ctx.fail(f"{path}[{i}].t", "times must increase")
-    return steps
+    return _list(ctx, v, path, _rate_step)
 
 
 def _rate_trace(ctx, v, path):
     """A Mahimahi trace as rate steps: the mean capacity of each `bin`, at least `floor`, looped
     over the run (finalized in `_trace_steps` once the duration is known)."""
-    t = _table(ctx, v, path, {"file": lambda c, x, p: x, "bin": TIME, "floor": RATE, "scale": FLOAT(1e-6, 1e6),
+    t = _table(ctx, v, path, {"file": lambda c, x, p: x, "bin": TIME, "floor": RATE, "scale": _bounded_float(1e-6, 1e6),
                               "offset": TIME}, required=("file",))
     counts = _trace_file(ctx, t["file"], f"{path}.file")
     b = t.get("bin", 100_000_000)
@@ -301,21 +313,15 @@ def _direction(ctx, v, path):
 
 
 def _app(ctx, v, path):
-    t = _table(ctx, v, path, {"type": ONE_OF("bulk", "rate"), "bytes": SIZE, "rate": RATE, "write_size": SIZE},
+    t = _table(ctx, v, path, {"type": ONE_OF("bulk", "rate"), "bytes": SIZE, "rate": RATE, "write_size": SIZE32},
                required=("type",))
     if t["type"] == "bulk":
         for k in ("rate", "write_size"):
             if k in t:
                 ctx.fail(f"{path}.{k}", "only a rate application has this key")
-        return {"type": "bulk", "bytes": t.get("bytes")}
-    if "rate" not in t:
+    elif "rate" not in t:
         ctx.fail(f"{path}.rate", "missing required key (a rate application needs its rate)")
-    if t["rate"] <= 0:
-        ctx.fail(f"{path}.rate", "must be positive")
-    ws = t.get("write_size", 1400)
-    if not 1 <= ws <= 10**7:
-        ctx.fail(f"{path}.write_size", "must be between 1B and 10MB")
-    return {"type": "rate", "rate": t["rate"], "write_size": ws, "bytes": t.get("bytes")}
+    return t
 
 
 def _cca_params(ctx, v, path):
@@ -331,8 +337,8 @@ def _cca_params(ctx, v, path):
 
 def POINT(ctx, v, path):
     if not (isinstance(v, list) and len(v) == 3
-            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and abs(x) <= 1e7 for x in v)):
-        ctx.fail(path, f"expected a point [x, y, z] in metres (finite, at most 1e7 m), got {v!r}")
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and abs(x) < float("inf") for x in v)):
+        ctx.fail(path, f"expected a point [x, y, z] of finite numbers in metres, got {v!r}")
     return [float(x) for x in v]
 
 
@@ -342,15 +348,12 @@ def _velocity(ctx, v, path):
 
 
 def _obstacle(ctx, v, path):
-    t = _table(ctx, v, path, {"kind": ONE_OF("building", "foliage"), "min": POINT, "max": POINT},
-               required=("kind", "min", "max"))
-    if any(a > b for a, b in zip(t["min"], t["max"])):
-        ctx.fail(path, "min must not exceed max on any axis")
-    return t
+    return _table(ctx, v, path, {"kind": ONE_OF("building", "foliage"), "min": POINT, "max": POINT},
+                  required=("kind", "min", "max"))
 
 
 def _sinr_step(ctx, v, path):
-    t = _table(ctx, v, path, {"t": TIME, "sinr_db": FLOAT(-100.0, 100.0)}, required=("t", "sinr_db"))
+    t = _table(ctx, v, path, {"t": TIME, "sinr_db": FLOAT}, required=("t", "sinr_db"))
     return {"t": t["t"], "sinr_db": t["sinr_db"]}
 
 
@@ -380,28 +383,28 @@ RADIO_FIELDS: dict[str, tuple[Parser, str]] = {
     "obstacles": (lambda c, v, p: _list(c, v, p, _obstacle), "obstacles"),
     "pathloss": (ONE_OF("umi-street-canyon", "umi-street-canyon-optional-nlos", "nyu", "buildings-obstacle"), "pathloss"),
     "shadowing": (BOOL, "shadowing"),
-    "gnb_tx_power_dbm": (FLOAT(-50.0, 80.0), "gnb_tx_power_dbm"),
-    "ue_tx_power_dbm": (FLOAT(-50.0, 80.0), "ue_tx_power_dbm"),
-    "gnb_antennas": (INT(1, 4096), "gnb_antennas"),
-    "ue_antennas": (INT(1, 4096), "ue_antennas"),
-    "bf_gain_db": (FLOAT(-20.0, 80.0), "bf_gain_db"),
-    "gnb_noise_figure_db": (FLOAT(0.0, 30.0), "gnb_noise_figure_db"),
-    "ue_noise_figure_db": (FLOAT(0.0, 30.0), "ue_noise_figure_db"),
-    "blockage_db": (FLOAT(0.0, 100.0), "blockage_db"),
-    "interference_db": (FLOAT(0.0, 100.0), "interference_db"),
+    "gnb_tx_power_dbm": (FLOAT, "gnb_tx_power_dbm"),
+    "ue_tx_power_dbm": (FLOAT, "ue_tx_power_dbm"),
+    "gnb_antennas": (U32, "gnb_antennas"),
+    "ue_antennas": (U32, "ue_antennas"),
+    "bf_gain_db": (FLOAT, "bf_gain_db"),
+    "gnb_noise_figure_db": (FLOAT, "gnb_noise_figure_db"),
+    "ue_noise_figure_db": (FLOAT, "ue_noise_figure_db"),
+    "blockage_db": (FLOAT, "blockage_db"),
+    "interference_db": (FLOAT, "interference_db"),
     "update": (TIME, "update"),
     "slot": (TIME, "slot"),
-    "eta": (FLOAT(0.0, 1.0), "eta"),
+    "eta": (FLOAT, "eta"),
     "cqi_delay": (TIME, "cqi_delay"),
     "link_adaptation": (ONE_OF("shannon", "ns3-mmwave-mcs"), "link_adaptation"),
-    "se_cap": (FLOAT(0.01, 20.0), "se_cap"),
-    "outage_sinr_db": (FLOAT(-50.0, 50.0), "outage_sinr_db"),
-    "harq_rtt_slots": (INT(1, 1000), "harq_rtt_slots"),
-    "harq_max_tx": (INT(1, 32), "harq_max_tx"),
+    "se_cap": (FLOAT, "se_cap"),
+    "outage_sinr_db": (FLOAT, "outage_sinr_db"),
+    "harq_rtt_slots": (U32, "harq_rtt_slots"),
+    "harq_max_tx": (U32, "harq_max_tx"),
     "rlc_status": (TIME, "rlc_status"),
-    "rlc_max_retx": (INT(0, 1000), "rlc_max_retx"),
+    "rlc_max_retx": (U32, "rlc_max_retx"),
     "rlc_buffer": (_queue, "rlc_buffer"),
-    "ul_scheduling_slots": (INT(0, 1000), "ul_scheduling_slots"),
+    "ul_scheduling_slots": (U32, "ul_scheduling_slots"),
     "sinr_schedule": (lambda c, v, p: _list(c, v, p, _sinr_step), "sinr_schedule"),
     "trace": (_trace_file, "trace_dl"),
     "trace_uplink": (_trace_file, "trace_ul"),
@@ -411,8 +414,6 @@ RADIO_FIELDS: dict[str, tuple[Parser, str]] = {
 def _radio(ctx, v, path, node):
     fields = {k: f for k, (f, _) in RADIO_FIELDS.items()}
     t = _table(ctx, v, path, {"gnb": node, "ue": node, **fields}, required=("gnb", "ue"))
-    if t["gnb"] == t["ue"]:
-        ctx.fail(f"{path}.ue", "gnb and ue must be different nodes")
     radio = {}
     for k, (_, core) in RADIO_FIELDS.items():
         if k in t:
@@ -420,20 +421,12 @@ def _radio(ctx, v, path, node):
             if k == "carrier":
                 val = val / 1e9
             radio[core] = val
-    if radio.get("update", 1_000_000) > 1_000_000 or radio.get("update", 1) <= 0:
-        ctx.fail(f"{path}.update", "must be in (0, 1ms]: the channel is evaluated at least every millisecond")
-    if radio.get("slot", 1) <= 0:
-        ctx.fail(f"{path}.slot", "must be positive")
     return {"gnb": t["gnb"], "ue": t["ue"], "radio": radio}
 
 
 def _flow_feed(ctx, v, path):
-    t = _table(ctx, v, path, {"radio": INT(0, 10_000), "delay": TIME}, required=("radio",))
-    return {"radio": t["radio"], "delay": t.get("delay", 0)}
+    return _table(ctx, v, path, {"radio": U64, "delay": TIME}, required=("radio",))
 
-
-TOP_FIELDS = ["name", "description", "duration", "seed", "params", "nodes", "links", "radios", "flows", "tcp", "record",
-              "pcap"]
 
 
 #: Deepest nesting of tables and lists a scenario may have (the format needs 4).
@@ -484,8 +477,9 @@ def substitute_params(raw: dict, overrides: dict | None = None, source: str = "<
 
 
 def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = None) -> dict:
-    """Validate a raw scenario (as parsed from TOML) into the core's run configuration; values
-    that are valid but almost surely mistakes are appended to `warnings`."""
+    """Read a raw scenario (as parsed from TOML) into the core's run configuration, completed
+    and checked by the core; values that are valid but almost surely mistakes are appended to
+    `warnings`."""
     ctx = _Ctx(source)
     if warnings is not None:
         ctx.warnings = warnings
@@ -504,13 +498,7 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
         },
         required=("duration", "nodes", "flows"),
     )
-    if top["duration"] <= 0:
-        ctx.fail("duration", "must be positive")
     nodes = top["nodes"]
-    if len(nodes) < 2:
-        ctx.fail("nodes", "a scenario needs at least two nodes")
-    if len(set(nodes)) != len(nodes):
-        ctx.fail("nodes", "node names must be unique")
     index = {n: i for i, n in enumerate(nodes)}
 
     def node(c, v, p):
@@ -525,45 +513,34 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
         path = f"links[{i}]"
         lt = _table(
             ctx, lraw, path,
-            {"between": lambda c, v, p: _list(c, v, p, node), "rate": RATE, "delay": TIME, "mtu": SIZE,
-             "framing": SIZE, "forward": _direction, "reverse": _direction, **DIRECTION_FIELDS},
+            {"between": lambda c, v, p: _list(c, v, p, node), "rate": RATE, "delay": TIME, "mtu": SIZE32,
+             "framing": SIZE32, "forward": _direction, "reverse": _direction, **DIRECTION_FIELDS},
             required=("between", "rate", "delay"),
         )
-        if len(lt["between"]) != 2 or lt["between"][0] == lt["between"][1]:
-            ctx.fail(f"{path}.between", "must name two different nodes")
-        if lt["rate"] <= 0:
-            ctx.fail(f"{path}.rate", "must be positive")
-        mtu = lt.get("mtu", 1500)
-        if not 100 <= mtu <= 65_535:
-            ctx.fail(f"{path}.mtu", f"{mtu} is out of range; allowed: 100B..65535B")
-        framing = lt.get("framing", 0)
-        if not 0 <= framing <= 1000:
-            ctx.fail(f"{path}.framing", f"{framing} is out of range; allowed: 0B..1000B")
+        if len(lt["between"]) != 2:
+            ctx.fail(f"{path}.between", f"expected two node names, got {len(lt['between'])}")
         both = {k: lt[k] for k in DIRECTION_FIELDS if k in lt}
-        dirs = {}
+        link = {"a": lt["between"][0], "b": lt["between"][1], "rate": lt["rate"], "delay": lt["delay"]}
+        if "mtu" in lt:
+            link["mtu"] = lt["mtu"]
         for key, core in (("forward", "ab"), ("reverse", "ba")):
             d = {**both, **lt.get(key, {})}
             if "rate_schedule" in d and "rate_trace" in d:
                 ctx.fail(f"{path}.rate_trace", "a direction has a rate_schedule or a rate_trace, not both")
-            steps = d.get("rate_schedule", [])
             if "rate_trace" in d:
-                steps = _trace_steps(d["rate_trace"], top["duration"])
-            dirs[core] = {
-                "queue": d.get("queue", {"type": "droptail", "limit_bytes": None, "limit_packets": 1000}),
-                "error": d.get("error"),
-                "reorder": d.get("reorder"),
-                "outages": d.get("outages", []),
-                "rate_steps": steps,
-                "framing": framing,
-            }
-        links.append({"a": lt["between"][0], "b": lt["between"][1], "rate": lt["rate"], "delay": lt["delay"],
-                      "mtu": mtu, **dirs})
+                d["rate_schedule"] = _trace_steps(d.pop("rate_trace"), top["duration"])
+            if "rate_schedule" in d:
+                d["rate_steps"] = d.pop("rate_schedule")
+            if "framing" in lt:
+                d["framing"] = lt["framing"]
+            link[core] = d
+        links.append(link)
 
     radios = [_radio(ctx, r, f"radios[{i}]", node)
               for i, r in enumerate(_list(ctx, top.get("radios", []), "radios", lambda c, v, p: v))]
 
     base_tcp = top.get("tcp", {})
-    flows = []
+    flows, custom = [], []
     for i, fraw in enumerate(_list(ctx, top["flows"], "flows", lambda c, v, p: v)):
         path = f"flows[{i}]"
         ft = _table(
@@ -573,69 +550,27 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
              "receiver_feed": TIME},
             required=("from", "to"),
         )
-        if ft["from"] == ft["to"]:
-            ctx.fail(f"{path}.to", "a flow needs two different nodes")
-        start = ft.get("start", 0)
-        stop = ft.get("stop")
-        if stop is not None and stop <= start:
-            ctx.fail(f"{path}.stop", "must be after start")
-        tcp = {**base_tcp, **ft.get("tcp", {})}
-        core_tcp = {TCP_CORE_NAMES.get(k, k): v for k, v in tcp.items()}
-        mss = core_tcp.get("mss", 1448)
-        if not 1 <= mss <= 65_000:
-            ctx.fail(f"{path}.tcp.segment_size", f"{mss} is out of range; allowed: 1B..65000B")
-        smallest_mtu = min((lk["mtu"] for lk in links), default=65_535)
-        # 40 bytes of IPv4 + TCP headers on every data segment, 12 more with timestamps (on in
-        # both profiles unless switched off)
-        hdr = 40 + (12 if core_tcp.get("timestamps", True) else 0)
-        if mss + hdr > smallest_mtu:
-            ctx.fail(f"{path}.tcp.segment_size",
-                     f"{mss}B plus {hdr}B of IP/TCP headers and options exceeds the smallest link MTU ({smallest_mtu}B)")
-        for k in ("snd_buf", "rcv_buf"):
-            if k in core_tcp and core_tcp[k] < mss:
-                name = {"snd_buf": "send_buffer", "rcv_buf": "recv_buffer"}[k]
-                ctx.fail(f"{path}.tcp.{name}", "must hold at least one segment")
-        cca = ft.get("cca", "newreno")
-        params = ft.get("cca_params", {})
-        if cca != PYTHON_CCA:  # a Python algorithm object is given to the run instead
-            try:
-                cca = _core.check_algorithm(cca, params)
-            except ValueError as e:
-                ctx.fail(f"{path}.cca" if "parameter" not in str(e) else f"{path}.cca_params", str(e))
-        feed = ft.get("sinr_feed")
-        if feed is not None and feed["radio"] >= len(radios):
-            ctx.fail(f"{path}.sinr_feed.radio", f"radio {feed['radio']} does not exist ({len(radios)} radios)")
-        flows.append({"src": ft["from"], "dst": ft["to"], "start": start, "stop": stop, "cca": cca,
-                      "cca_params": params, "tcp": core_tcp, "app": ft.get("app", {"type": "bulk", "bytes": None}),
-                      "sinr_feed": feed, "receiver_feed": ft.get("receiver_feed")})
-    if not flows:
-        ctx.fail("flows", "a scenario needs at least one flow")
-    if not links and not radios:
-        ctx.fail("links", "a scenario needs at least one link")
+        tcp = {**base_tcp, **ft.pop("tcp", {})}
+        flow = {"src": ft.pop("from"), "dst": ft.pop("to"), "tcp": {TCP_CORE_NAMES.get(k, k): v for k, v in tcp.items()},
+                **ft}
+        if flow.get("cca") == PYTHON_CCA:  # a Python algorithm object is given to the run instead
+            custom.append(i)
+        flows.append(flow)
 
-    rec = top.get("record", {})
-    cfg = {
-        "name": top.get("name", ""),
-        "seed": top.get("seed", 1),
-        "duration": top["duration"],
-        "nodes": nodes,
-        "links": links,
-        "radios": radios,
-        "flows": flows,
-        "record": {"bin": rec.get("bin", 100_000_000), "cwnd_interval": rec.get("cwnd_interval", 1_000_000),
-                   "trace": rec.get("trace", False)},
-    }
-    if rec.get("bin", 1) <= 0:
-        ctx.fail("record.bin", "must be positive")
+    cfg = {"duration": top["duration"], "nodes": nodes, "links": links, "radios": radios, "flows": flows,
+           "record": top.get("record", {}), **{k: top[k] for k in ("name", "seed") if k in top}}
     if "pcap" in top:
-        pt = _table(ctx, top["pcap"], "pcap", {"link": INT(0, len(links) - 1), "direction": ONE_OF("forward", "reverse"),
-                                              "path": STR}, required=("link",))
+        pt = _table(ctx, top["pcap"], "pcap", {"link": U64, "direction": ONE_OF("forward", "reverse"), "path": STR},
+                    required=("link",))
         if "path" in pt and not _PCAP_PATH.fullmatch(pt["path"]):
             ctx.fail("pcap.path", f"{pt['path']!r}: expected a file name ending in .pcap (letters, digits, '.', '_', "
                                   "'-'); the capture is written in the run's output folder")
         cfg["pcap"] = {"link": pt["link"], "direction": "ab" if pt.get("direction", "forward") == "forward" else "ba",
                        "path": pt.get("path", "capture.pcap")}
-    return cfg
+    try:
+        return json.loads(_core.complete_config(json.dumps(cfg), custom))
+    except ValueError as e:  # a rule of the core: its message names the key and what is allowed
+        ctx.fail("", str(e))
 
 
 def link_route(config: dict, src: int, dst: int) -> list[tuple[int, str]] | None:

@@ -104,7 +104,7 @@ impl Direction {
         if spec.rate.0 == 0 {
             return Err(format!("{name}.rate: must be positive"));
         }
-        spec.dir.validate_rate_steps().map_err(|e| format!("{name}.{e}"))?;
+        spec.dir.validate(name)?;
         if matches!(spec.dir.queue, QueueConfig::CoDel { .. }) {
             return Err(format!("{name}.queue: the testbed emulates drop-tail queues only"));
         }

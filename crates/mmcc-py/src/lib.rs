@@ -105,11 +105,22 @@ fn algorithms(py: Python<'_>) -> PyResult<Py<PyList>> {
     Ok(list.unbind())
 }
 
-/// Check an algorithm name and parameters without running anything; returns the canonical
-/// name or raises ValueError naming what is allowed.
+/// Complete and check a run configuration (JSON in, JSON out): serde fills every default, then
+/// the rules of `mmcc_core::sim::SimConfig::validate_with` apply (flows in `custom` bring their
+/// own algorithm object) and each built-in algorithm name becomes its canonical name. Raises
+/// ValueError with the rule's message (`key: what is wrong; allowed: ...`).
 #[pyfunction]
-fn check_algorithm(name: &str, params: std::collections::BTreeMap<String, f64>) -> PyResult<String> {
-    mmcc_core::cca::build(name, &params).map(|a| a.name().to_string()).map_err(PyValueError::new_err)
+#[pyo3(signature = (config_json, custom=Vec::new()))]
+fn complete_config(config_json: &str, custom: Vec<usize>) -> PyResult<String> {
+    let mut cfg = mmcc_core::SimConfig::from_json(config_json).map_err(PyValueError::new_err)?;
+    cfg.validate_with(&|i| custom.contains(&i)).map_err(PyValueError::new_err)?;
+    for (i, f) in cfg.flows.iter_mut().enumerate() {
+        if !custom.contains(&i) {
+            let a = mmcc_core::cca::build(&f.cca, &f.cca_params).map_err(PyValueError::new_err)?;
+            f.cca = a.name().to_string();
+        }
+    }
+    serde_json::to_string(&cfg).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The concrete TCP settings of a flow's `tcp` table (JSON in, JSON out): every key the table
@@ -125,7 +136,7 @@ fn resolve_tcp(tcp_json: &str) -> PyResult<String> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
-    m.add_function(wrap_pyfunction!(check_algorithm, m)?)?;
+    m.add_function(wrap_pyfunction!(complete_config, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_tcp, m)?)?;
     m.add_class::<pycca::PyCcState>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -68,21 +68,6 @@ pub struct DirectionConfig {
     pub framing: u32,
 }
 
-impl DirectionConfig {
-    /// Steps in time order with positive rates.
-    pub fn validate_rate_steps(&self) -> Result<(), String> {
-        for (i, w) in self.rate_steps.iter().enumerate() {
-            if w.1 .0 == 0 {
-                return Err(format!("rate_steps[{i}]: the rate must be positive"));
-            }
-            if i > 0 && self.rate_steps[i - 1].0 >= w.0 {
-                return Err(format!("rate_steps[{i}]: times must increase"));
-            }
-        }
-        Ok(())
-    }
-}
-
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum DropCause {
@@ -632,20 +617,6 @@ mod tests {
         let mut w = Wakes::default();
         let (p, _) = c.arrive(Time(12_016), &mut w).expect("first");
         assert_eq!((p.seq, w.arrival), (0, Some(Time(24_032))));
-    }
-
-    #[test]
-    fn rate_steps_must_increase_and_be_positive() {
-        let mut d = DirectionConfig {
-            rate_steps: vec![(Time(5), Bandwidth(1)), (Time(5), Bandwidth(2))],
-            ..Default::default()
-        };
-        assert!(d
-            .validate_rate_steps()
-            .unwrap_err()
-            .contains("times must increase"));
-        d.rate_steps = vec![(Time(5), Bandwidth(0))];
-        assert!(d.validate_rate_steps().unwrap_err().contains("positive"));
     }
 
     #[test]

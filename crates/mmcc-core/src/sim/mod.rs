@@ -2,6 +2,7 @@
 //! network and the TCP endpoints together.
 
 pub mod config;
+mod validate;
 mod output;
 
 pub use config::{EngineConfig, FlowConfig, LinkConfig, PcapConfig, SimConfig};

@@ -16,10 +16,16 @@ pub enum AppConfig {
     /// `Send` fails.
     Rate {
         rate: Bandwidth,
+        /// Bytes per write (default 1400).
+        #[serde(default = "d_write_size")]
         write_size: u32,
         #[serde(default)]
         bytes: Option<u64>,
     },
+}
+
+fn d_write_size() -> u32 {
+    1400
 }
 
 impl Default for AppConfig {

@@ -19,7 +19,7 @@ def _one_clean_error(r, *needles):
 
 
 @pytest.mark.parametrize("sets, needles", [
-    (['links.0.between=["router","client"]'], ["flows[0]: no path from node 'server'"]),
+    (['links.0.between=["router","client"]'], ["preset dumbbell: flows[0]: no path from node 'server'"]),
     (["record.bin=1ns"], ["record.bin", "at least 1us"]),
     (['links.0.between=[["server"],"router"]'], ["links[0].between[0]", "expected a node name"]),
     (["params=[1,2]"], ["params: expected a table"]),

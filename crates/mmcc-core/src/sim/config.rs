@@ -2,7 +2,7 @@
 //! Python layer parses TOML scenarios with units into this structure (as JSON); Rust benchmarks
 //! and tests build it directly.
 
-use crate::net::DirectionConfig;
+use crate::net::{DirectionConfig, NodeId};
 use crate::record::RecordConfig;
 use crate::tcp::app::AppConfig;
 use crate::tcp::TcpConfig;
@@ -137,6 +137,14 @@ fn d_dir() -> String {
 }
 
 impl SimConfig {
+    /// The (from, to) nodes of every output port in the simulation's order: link i's two
+    /// directions at 2i (a -> b) and 2i + 1 (b -> a), then each radio's downlink and uplink.
+    pub fn port_ends(&self) -> Vec<(NodeId, NodeId)> {
+        let mut ends: Vec<(NodeId, NodeId)> = self.links.iter().flat_map(|l| [(l.a, l.b), (l.b, l.a)]).collect();
+        ends.extend(self.radios.iter().flat_map(|r| [(r.gnb, r.ue), (r.ue, r.gnb)]));
+        ends
+    }
+
     pub fn from_json(s: &str) -> Result<SimConfig, String> {
         serde_json::from_str(s).map_err(|e| format!("invalid run configuration: {e}"))
     }

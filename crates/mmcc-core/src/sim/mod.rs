@@ -151,23 +151,9 @@ impl Simulation {
             .enumerate()
             .map(|(i, r)| RadioLink::new(&r.radio, r.gnb, r.ue, cfg.seed, &format!("radio/{i}")))
             .collect();
-        let mut ends: Vec<(NodeId, NodeId)> = chans.iter().map(|c| (c.from, c.to)).collect();
-        for r in &radios {
-            ends.push((r.gnb, r.ue));
-            ends.push((r.ue, r.gnb));
-        }
+        let ends = cfg.port_ends();
+        // validate_with checked that every flow has a path both ways
         let route = Self::routes(cfg.nodes.len(), &ends);
-        // every flow needs a path both ways (checked before anything walks the routes)
-        for (i, f) in cfg.flows.iter().enumerate() {
-            for (from, to) in [(f.src, f.dst), (f.dst, f.src)] {
-                if route[from as usize][to as usize].is_none() {
-                    return Err(format!(
-                        "flows[{i}]: no path from node '{}' to node '{}'",
-                        cfg.nodes[from as usize], cfg.nodes[to as usize]
-                    ));
-                }
-            }
-        }
         let handoff_to = if cfg.engine.cut_through {
             Self::cut_through_plan(&cfg, &route, &chans, &ends)
         } else {
@@ -303,7 +289,7 @@ impl Simulation {
 
     /// Shortest paths in hops (breadth-first from each destination over reversed ports);
     /// ties go to the lower port index, so routes are deterministic.
-    fn routes(n: usize, ends: &[(NodeId, NodeId)]) -> Vec<Vec<Option<u32>>> {
+    pub(crate) fn routes(n: usize, ends: &[(NodeId, NodeId)]) -> Vec<Vec<Option<u32>>> {
         let mut route = vec![vec![None; n]; n];
         for dst in 0..n {
             let mut dist = vec![usize::MAX; n];

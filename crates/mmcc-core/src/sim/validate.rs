@@ -126,12 +126,21 @@ impl SimConfig {
         if self.flows.is_empty() {
             return Err("flows: a scenario needs at least one flow".into());
         }
+        let route = super::Simulation::routes(n, &self.port_ends());
         // a segment must fit every link it may cross; radio-only paths have no MTU
         let smallest_mtu = self.links.iter().map(|l| l.mtu).min().unwrap_or(65_535);
         for (i, f) in self.flows.iter().enumerate() {
             let key = format!("flows[{i}]");
             if !node_ok(f.src, f.dst) {
                 return Err(format!("{key}.to: a flow needs two different nodes"));
+            }
+            for (from, to) in [(f.src, f.dst), (f.dst, f.src)] {
+                if route[from as usize][to as usize].is_none() {
+                    return Err(format!(
+                        "{key}: no path from node '{}' to node '{}' over the links and radios",
+                        self.nodes[from as usize], self.nodes[to as usize]
+                    ));
+                }
             }
             self.flow(&key, f, smallest_mtu)?;
             if !custom(i) {
@@ -419,6 +428,18 @@ mod tests {
         r.radio.ue_position[0] = f64::INFINITY;
         let e = err(|c| c.radios.push(r));
         assert!(e.starts_with("radios[0].ue_position: "), "{e}");
+    }
+
+    #[test]
+    fn every_flow_needs_a_path_both_ways() {
+        let e = err(|c| {
+            c.nodes.push("island".into());
+            c.flows[0].dst = 2;
+        });
+        assert_eq!(
+            e,
+            "flows[0]: no path from node 'server' to node 'island' over the links and radios"
+        );
     }
 
     #[test]

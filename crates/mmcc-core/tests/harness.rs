@@ -332,3 +332,48 @@ fn ns3_lowers_ssthresh_at_every_timeout_linux_only_at_the_first() {
     assert!(linux.len() >= 3, "{linux:?}");
     assert!(linux.iter().all(|&s| s == linux[0]) && linux[0] > 10 * mss, "{linux:?}");
 }
+
+/// An algorithm that jumps by 1000 segments at its first ACK, then adds one segment per ACK,
+/// always in slow start: the shape of an algorithm whose window leaps past what the flow can
+/// put in flight (NexGen D-TCP's N in slow start).
+struct Leap {
+    leapt: bool,
+}
+
+impl mmcc_core::cca::CongestionControl for Leap {
+    fn name(&self) -> &str {
+        "leap"
+    }
+    fn init(&mut self, cc: &mut mmcc_core::cca::CcState) {
+        cc.ssthresh = u64::MAX;
+    }
+    fn increase_window(&mut self, cc: &mut mmcc_core::cca::CcState, _ack: &mmcc_core::cca::AckEvent) {
+        cc.cwnd += if self.leapt { cc.mss } else { 1000 * cc.mss };
+        self.leapt = true;
+    }
+    fn ssthresh(&self, cc: &mmcc_core::cca::CcState) -> u64 {
+        cc.cwnd / 2
+    }
+}
+
+/// Linux 6.x `tcp_is_cwnd_limited` asks the window's sticky cwnd-limited flag first: after the
+/// leap, the rest of the first window's ACKs still grow cwnd (the flow was cwnd-limited when
+/// that window was sent), though cwnd is far above twice the largest flight. Afterwards the
+/// receive window (64 segments) keeps the flow from being cwnd-limited, and growth stops.
+#[test]
+fn linux_grows_a_cwnd_limited_window_in_slow_start_past_twice_its_flight() {
+    let mss = 1448u64;
+    let mut cfg = profile_dumbbell(Profile::Linux, Dur::from_millis(20), Dur::from_secs(1));
+    cfg.flows[0].tcp.rcv_buf = Some(64 * mss);
+    let mut custom: std::collections::BTreeMap<usize, Box<dyn mmcc_core::cca::CongestionControl>> =
+        Default::default();
+    custom.insert(0, Box::new(Leap { leapt: false }));
+    let mut sim = Simulation::with_algorithms(cfg, custom).unwrap();
+    sim.run_until(Time::from_millis(500));
+    let cwnd = sim.sender(0).cc.cwnd / mss;
+    // IW 10 + 1000 at the first ACK, + one per later ACK of the first window (10 segments,
+    // quick ACKs: one ACK each), nothing once the window is receive-window limited
+    assert_eq!(cwnd, 10 + 1000 + 9);
+    sim.run_until(Time::from_millis(1000));
+    assert_eq!(sim.sender(0).cc.cwnd / mss, cwnd);
+}

@@ -352,17 +352,17 @@ impl TcpSender {
         }
     }
 
-    /// Linux `tcp_is_cwnd_limited` (RFC 7661): in slow start, cwnd is below twice the largest
-    /// flight of the window; in congestion avoidance, the flow was cwnd-limited in the window.
+    /// Linux `tcp_is_cwnd_limited` (include/net/tcp.h, RFC 7661) as Linux 6.x has it: the flow
+    /// was cwnd-limited in the window, or, in slow start, cwnd is below twice the largest flight
+    /// of the window. The cwnd-limited test comes first (Linux's "tcp: fix tcp_cwnd_validate()
+    /// to not forget is_cwnd_limited", 2022), so a cwnd-limited flow in slow start grows past
+    /// twice its flight; the BPF programs' `mmcc_cwnd_limited` do the same.
     /// Without congestion-window validation (ns-3), always true.
     fn may_grow_cwnd(&self) -> bool {
-        if !self.cfg.cwnd_validation {
+        if !self.cfg.cwnd_validation || self.cwnd_limited {
             return true;
         }
-        if self.cc.in_slow_start() {
-            return self.cc.cwnd < 2 * self.max_outstanding;
-        }
-        self.cwnd_limited
+        self.cc.in_slow_start() && self.cc.cwnd < 2 * self.max_outstanding
     }
 
     /// Send `len` new bytes; `forced`: a transmission that does not ask cwnd (ns-3's

@@ -173,6 +173,7 @@ TCP_FIELDS: dict[str, Parser] = {
     "initial_rto": TIME,
     "min_rto": TIME,
     "max_rto": TIME,
+    "rto_estimator": ONE_OF("rfc6298", "linux"),
     "clock_granularity": TIME,
     "dupthresh": U32,
     "sack": BOOL,

@@ -57,6 +57,9 @@ pub struct TcpConfig {
     /// Upper bound of the RTO (RFC 6298 2.5: at least 60 s; ns-3 60 s; Linux 120 s).
     #[serde(default)]
     pub max_rto: Option<Dur>,
+    /// How the RTO follows the RTT (RFC 6298 as ns-3; Linux's `tcp_rtt_estimator`).
+    #[serde(default)]
+    pub rto_estimator: Option<rtt::RtoEstimator>,
     /// Clock granularity G of RFC 6298 (ns-3 ClockGranularity: 1 ms; Linux: 1 jiffy, 1-4 ms).
     #[serde(default = "d_granularity")]
     pub clock_granularity: Dur,
@@ -156,6 +159,7 @@ impl TcpConfig {
             initial_rto: self.initial_rto.unwrap_or(p.initial_rto),
             min_rto: self.min_rto.unwrap_or(p.min_rto),
             max_rto: self.max_rto.unwrap_or(p.max_rto),
+            rto_estimator: self.rto_estimator.unwrap_or(p.rto_estimator),
             clock_granularity: self.clock_granularity,
             dupthresh: self.dupthresh,
             sack: self.sack,

@@ -5,6 +5,7 @@
 //! | `initial_rto` | 1 s | 1 s | ns-3 `RttEstimator::InitialEstimation`; Linux `TCP_TIMEOUT_INIT` |
 //! | `min_rto` | 1 s | 200 ms | ns-3 `TcpSocketBase::MinRto`; Linux `TCP_RTO_MIN` |
 //! | `max_rto` | 60 s | 120 s | ns-3 `TcpSocketBase::ReTxTimeout`; Linux `TCP_RTO_MAX` |
+//! | `rto_estimator` | rfc6298 | linux | ns-3 `RttMeanDeviation`; Linux `tcp_rtt_estimator`, `__tcp_set_rto` |
 //! | `delack_timeout` | 200 ms | 40 ms | ns-3 `TcpSocket::DelAckTimeout`; Linux `TCP_DELACK_MIN` |
 //! | `quickack` | off | on (16 segments) | Linux `tcp_enter_quickack_mode`, `TCP_MAX_QUICKACKS` |
 //! | `snd_buf` / `rcv_buf` | 128 KiB | 4 MiB / 6 MiB | ns-3 `TcpSocket::SndBufSize/RcvBufSize`; Linux `tcp_wmem[2]`/`tcp_rmem[2]` |
@@ -22,6 +23,7 @@
 //! (RFC 6582 3.2; ns-3 `m_recover`, Linux `high_seq`), pacing only when the algorithm sets a
 //! rate (BBR; CUBIC is unpaced without an fq qdisc in Linux and without EnablePacing in ns-3).
 
+use super::rtt::RtoEstimator;
 use crate::time::Dur;
 use serde::{Deserialize, Serialize};
 
@@ -51,6 +53,7 @@ pub struct ProfileDefaults {
     pub initial_rto: Dur,
     pub min_rto: Dur,
     pub max_rto: Dur,
+    pub rto_estimator: RtoEstimator,
     pub delack_timeout: Dur,
     pub quickack: bool,
     pub snd_buf: u64,
@@ -69,6 +72,7 @@ impl ProfileDefaults {
                 initial_rto: Dur::from_secs(1),
                 min_rto: Dur::from_secs(1),
                 max_rto: Dur::from_secs(60),
+                rto_estimator: RtoEstimator::Rfc6298,
                 delack_timeout: Dur::from_millis(200),
                 quickack: false,
                 snd_buf: 131_072,
@@ -83,6 +87,7 @@ impl ProfileDefaults {
                 initial_rto: Dur::from_secs(1),
                 min_rto: Dur::from_millis(200),
                 max_rto: Dur::from_secs(120),
+                rto_estimator: RtoEstimator::Linux,
                 delack_timeout: Dur::from_millis(40),
                 quickack: true,
                 snd_buf: 4 << 20,
@@ -113,6 +118,7 @@ pub struct TcpSettings {
     pub initial_rto: Dur,
     pub min_rto: Dur,
     pub max_rto: Dur,
+    pub rto_estimator: RtoEstimator,
     pub clock_granularity: Dur,
     pub dupthresh: u32,
     pub sack: bool,

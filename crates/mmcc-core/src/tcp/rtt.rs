@@ -1,6 +1,37 @@
 //! RTT estimation and the retransmission timeout (RFC 6298).
 
 use crate::time::Dur;
+use serde::{Deserialize, Serialize};
+
+/// How the RTO follows the RTT samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoEstimator {
+    /// RFC 6298: SRTT + max(G, 4 RTTVAR), at least min_rto (ns-3 `RttMeanDeviation` with
+    /// `TcpSocketBase::MinRto`).
+    #[default]
+    Rfc6298,
+    /// Linux `tcp_rtt_estimator` / `__tcp_set_rto`: SRTT + rttvar, where rttvar is the largest
+    /// mean deviation of the last window of data but never below `TCP_RTO_MIN` (so the RTO is
+    /// at least SRTT + min_rto), decaying by a quarter per window; a falling RTT moves the mean
+    /// deviation with gain 1/32 (`m >>= 3`).
+    Linux,
+}
+
+/// Linux's estimator state (`tcp_sock` fields), in nanoseconds.
+#[derive(Clone, Debug, Default)]
+struct LinuxRtt {
+    /// 8 x SRTT (`srtt_us`).
+    srtt8: i64,
+    /// 4 x mean deviation (`mdev_us`).
+    mdev4: i64,
+    /// Largest `mdev4` in the current window, at least min_rto (`mdev_max_us`).
+    mdev_max: i64,
+    /// The deviation term of the RTO (`rttvar_us`).
+    rttvar: i64,
+    /// The window ends when snd_una passes this (`rtt_seq`).
+    rtt_seq: u64,
+}
 
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
@@ -20,6 +51,8 @@ pub struct RttEstimator {
     min_srtt: Option<Dur>,
     /// Largest smoothed RTT so far (the largest `rtt` an ns-3 class sees in `PktsAcked`).
     max_srtt: Option<Dur>,
+    /// Linux's estimator, when the RTO follows it.
+    linux: Option<LinuxRtt>,
 }
 
 impl RttEstimator {
@@ -38,7 +71,64 @@ impl RttEstimator {
             samples: 0,
             min_srtt: None,
             max_srtt: None,
+            linux: None,
         }
+    }
+
+    /// The same, with the RTO computed as `rule` says.
+    pub fn with_rule(rule: RtoEstimator, initial_rto: Dur, min_rto: Dur, max_rto: Dur, granularity: Dur) -> Self {
+        let mut e = Self::new(initial_rto, min_rto, max_rto, granularity);
+        if rule == RtoEstimator::Linux {
+            e.linux = Some(LinuxRtt::default());
+        }
+        e
+    }
+
+    /// Feed a valid sample taken on an ACK that left `snd_una` and `snd_nxt` where they are
+    /// (Linux's estimator ends its window of data when snd_una passes the snd_nxt of the
+    /// window's first sample).
+    pub fn sample_at(&mut self, r: Dur, snd_una: u64, snd_nxt: u64) {
+        let first = self.srtt.is_none();
+        self.sample(r);
+        let rto_min = self.min_rto.0 as i64;
+        let Some(l) = self.linux.as_mut() else {
+            return;
+        };
+        let m = r.0 as i64;
+        if first {
+            // tcp_rtt_estimator, no previous measure: srtt = m, mdev = 2m ("rto = 3 rtt"),
+            // rttvar = max(mdev, TCP_RTO_MIN)
+            l.srtt8 = m << 3;
+            l.mdev4 = m << 1;
+            l.rttvar = l.mdev4.max(rto_min);
+            l.mdev_max = l.rttvar;
+            l.rtt_seq = snd_nxt;
+        } else {
+            let mut m = m - (l.srtt8 >> 3); // error of the estimate
+            l.srtt8 += m; // srtt = 7/8 srtt + 1/8 rtt
+            if m < 0 {
+                m = -m - (l.mdev4 >> 2);
+                if m > 0 {
+                    m >>= 3; // a falling RTT: gain 1/32 (Eifel-like)
+                }
+            } else {
+                m -= l.mdev4 >> 2;
+            }
+            l.mdev4 += m; // mdev = 3/4 mdev + 1/4 |err|
+            if l.mdev4 > l.mdev_max {
+                l.mdev_max = l.mdev4;
+                l.rttvar = l.rttvar.max(l.mdev_max);
+            }
+            if snd_una > l.rtt_seq {
+                // a window of data ended: rttvar decays a quarter toward its largest deviation
+                if l.mdev_max < l.rttvar {
+                    l.rttvar -= (l.rttvar - l.mdev_max) >> 2;
+                }
+                l.rtt_seq = snd_nxt;
+                l.mdev_max = rto_min;
+            }
+        }
+        l.srtt8 = l.srtt8.max(1);
     }
 
     /// Feed a valid sample (one from a segment that was never retransmitted: Karn's rule).
@@ -68,10 +158,15 @@ impl RttEstimator {
     }
 
     /// Base RTO without back-off: RFC 6298 (2.2/2.3): SRTT + max(G, K*RTTVAR), K = 4,
-    /// clamped to [min_rto, max_rto] (2.4, 2.5).
+    /// clamped to [min_rto, max_rto] (2.4, 2.5); or Linux's (see [`RtoEstimator::Linux`]).
     fn base_rto(&self) -> Dur {
         match self.srtt {
             None => self.initial_rto,
+            // __tcp_set_rto: srtt + rttvar (rttvar >= TCP_RTO_MIN), tcp_bound_rto: <= TCP_RTO_MAX
+            Some(_) if self.linux.is_some() => {
+                let l = self.linux.as_ref().expect("linux state");
+                Dur(((l.srtt8 >> 3) + l.rttvar) as u64).min(self.max_rto)
+            }
             Some(srtt) => {
                 let var = Dur(4 * self.rttvar.0).max(self.granularity);
                 (srtt + var).max(self.min_rto).min(self.max_rto)
@@ -168,6 +263,50 @@ mod tests {
         assert_eq!(e.rto(), Dur::from_millis(800));
         e.sample(Dur::from_millis(10));
         assert_eq!(e.rto(), Dur::from_millis(200));
+    }
+
+    fn linux_est() -> RttEstimator {
+        RttEstimator::with_rule(
+            RtoEstimator::Linux,
+            Dur::from_secs(1),
+            Dur::from_millis(200),
+            Dur::from_secs(120),
+            Dur::from_millis(1),
+        )
+    }
+
+    #[test]
+    fn linux_rto_is_srtt_plus_at_least_rto_min() {
+        // first sample 48 ms: mdev = 96 ms < 200 ms, so rttvar = 200 ms and RTO = 248 ms
+        // (RFC 6298 would give max(200, 48 + 4 * 24) = 200 ms)
+        let mut e = linux_est();
+        e.sample_at(Dur::from_millis(48), 0, 100);
+        assert_eq!(e.rto(), Dur::from_millis(248));
+        // a steady RTT over later windows: rttvar stays at its floor, RTO = srtt + 200 ms
+        for w in 1..20u64 {
+            e.sample_at(Dur::from_millis(48), 100 * w + 1, 100 * (w + 1));
+        }
+        assert_eq!(e.rto(), Dur::from_millis(248));
+        let mut r = est();
+        r.sample(Dur::from_millis(48));
+        assert_eq!(r.rto(), Dur::from_millis(200));
+    }
+
+    #[test]
+    fn linux_rttvar_jumps_with_a_rising_rtt_and_decays_a_quarter_per_window() {
+        let mut e = linux_est();
+        e.sample_at(Dur::from_millis(100), 0, 10);
+        // 100 ms -> 500 ms: err = 400 ms, srtt = 150 ms; mdev4 = 200 + (400 - 50) = 550 ms
+        // > rttvar 200 ms: rttvar = 550 ms at once, RTO = 700 ms
+        e.sample_at(Dur::from_millis(500), 5, 20);
+        assert_eq!(e.rto(), Dur::from_millis(700));
+        // the first window ends (snd_una 21 > 10); its largest deviation was 550 ms: no decay
+        e.sample_at(Dur::from_millis(150), 21, 40);
+        assert_eq!(e.rto(), Dur::from_millis(700));
+        // the second window (largest deviation 309.375 ms) ends: rttvar loses a quarter of
+        // the gap, 550 - (550 - 309.375) / 4 = 489.84375 ms
+        e.sample_at(Dur::from_millis(150), 41, 60);
+        assert_eq!(e.rto(), Dur(150_000_000 + 489_843_750));
     }
 
     #[test]

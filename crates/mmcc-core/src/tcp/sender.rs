@@ -131,7 +131,8 @@ impl TcpSender {
             cca,
             cc,
             sb: Scoreboard::keeping_sacked_retransmissions(cfg.profile == Profile::Ns3),
-            rtt: RttEstimator::new(
+            rtt: RttEstimator::with_rule(
+                cfg.rto_estimator,
                 cfg.initial_rto,
                 cfg.min_rto,
                 cfg.max_rto,
@@ -482,7 +483,7 @@ impl TcpSender {
             self.cca.on_ack(&mut self.cc, &ev);
         }
         self.congestion_control(&ack, grow, newly_lost);
-        self.rearm_rto(ack.advanced, ctx);
+        self.rearm_rto(ack.advanced, ack.new_sack, ctx);
         self.try_send(ctx);
         self.record_window(ctx);
     }
@@ -580,7 +581,7 @@ impl TcpSender {
             })
         };
         if let Some(r) = rtt_sample {
-            self.rtt.sample(r);
+            self.rtt.sample_at(r, self.sb.snd_una, self.sb.snd_nxt);
             ctx.rec.on_rtt(now, r);
         }
         self.sync_rtt();
@@ -702,6 +703,18 @@ impl TcpSender {
                         CaState::Open
                     };
                     self.set_state(st, ctx);
+                    // Linux tcp_fastretrans_alert: the state it has just left is processed on
+                    // the same ACK ("E. Process state"), so segments already marked lost beyond
+                    // the old recovery point start the next recovery at once
+                    // (`tcp_time_to_recover`: lost_out), from cwnd = ssthresh, before any
+                    // growth or transmission. ns-3 waits for the next duplicate ACK.
+                    if self.cfg.profile == Profile::Linux
+                        && self.sb.outstanding() > 0
+                        && self.sb.lost_bytes() > 0
+                    {
+                        self.enter_recovery(ack.prior_in_flight, ack.delivered, ctx);
+                        return false;
+                    }
                     ack.advanced
                 } else {
                     if !self.cfg.sack && ack.advanced {
@@ -839,7 +852,24 @@ impl TcpSender {
     /// fast recovery ns-3 restarts it on the first partial ACK only (RFC 6582 section 4's
     /// "Impatient" variant: `NewAck(ackNumber, m_isFirstPartialAck)`); Linux on every ACK that
     /// advances snd_una (`tcp_rearm_rto`).
-    fn rearm_rto(&mut self, advanced: bool, ctx: &mut Ctx) {
+    fn rearm_rto(&mut self, advanced: bool, new_sack: bool, ctx: &mut Ctx) {
+        if !advanced
+            && new_sack
+            && self.cfg.profile == Profile::Linux
+            && self.cc.state == CaState::Recovery
+        {
+            // Linux in SACK recovery: RACK's reorder timeout stands in for the RTO and, when it
+            // fires, `tcp_rearm_rto` sets the RTO again from the head's latest transmission
+            // with the RTO of the moment (`tcp_rto_delta_us`), so a retransmission timeout
+            // counts from the head, not from the last cumulative ACK.
+            if let Some(head) = self.sb.head() {
+                let at = head.sent_at + self.rtt.rto();
+                if at > ctx.now {
+                    Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
+                }
+            }
+            return;
+        }
         if advanced
             && self.cfg.profile == Profile::Ns3
             && self.cc.state == CaState::Recovery

@@ -707,7 +707,11 @@ impl TcpSender {
                     // the same ACK ("E. Process state"), so segments already marked lost beyond
                     // the old recovery point start the next recovery at once
                     // (`tcp_time_to_recover`: lost_out), from cwnd = ssthresh, before any
-                    // growth or transmission. ns-3 waits for the next duplicate ACK.
+                    // growth or transmission. The algorithm sees Recovery -> Open/Disorder ->
+                    // Recovery, as Linux calls `set_state` for both (`tcp_try_undo_recovery`,
+                    // `tcp_enter_recovery`); Linux's BBR looks at the state once per ACK
+                    // instead (`prev_ca_state`), which mmcc's BBR does not yet. ns-3 waits for
+                    // the next duplicate ACK.
                     if self.cfg.profile == Profile::Linux
                         && self.sb.outstanding() > 0
                         && self.sb.lost_bytes() > 0

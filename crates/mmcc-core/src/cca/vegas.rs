@@ -53,7 +53,7 @@ impl Vegas {
     }
 
     /// The per-RTT Vegas decision given the round's minimum RTT; returns the new cwnd.
-    fn update(&self, cc: &mut CcState, rtt: Dur) {
+    fn update(&self, cc: &mut CcState, rtt: Dur, segments_acked: u32) {
         let base = self.base_rtt.unwrap_or(rtt).secs_f64();
         let w = (cc.cwnd / cc.mss) as f64; // whole segments, as ns-3
         let mut target = w * base / rtt.secs_f64(); // expected-rate window
@@ -71,7 +71,13 @@ impl Vegas {
                 // leave slow start: cwnd = min(cwnd, target + 1)
                 set_cwnd_segments(cc, w.min(target.floor() + 1.0), 2.0);
                 cc.ssthresh = vegas_ssthresh(cc);
+            } else {
+                // still little queued: this ACK grows cwnd as slow start does (ns-3
+                // `TcpNewReno::SlowStart`, Linux `tcp_slow_start` in tcp_vegas_cong_avoid)
+                slow_start(cc, segments_acked);
             }
+            // ns-3 and Linux end every branch with ssthresh = max(ssthresh, 3/4 cwnd)
+            cc.ssthresh = cc.ssthresh.max(cc.cwnd * 3 / 4);
         } else {
             let mut nw = w;
             if diff > self.beta {
@@ -108,7 +114,7 @@ impl CongestionControl for Vegas {
             let (samples, min_rtt) = (self.round.samples, self.round.min_rtt);
             self.round.restart(cc);
             match min_rtt {
-                Some(rtt) if samples > 2 => self.update(cc, rtt),
+                Some(rtt) if samples > 2 => self.update(cc, rtt, ack.segments_acked),
                 _ => self.reno(cc, ack),
             }
         } else if cc.in_slow_start() {
@@ -161,11 +167,11 @@ mod tests {
         let (v, mut cc) = vegas_at(129, 22);
         cc.ssthresh = 10_000;
         cc.profile = crate::cca::Profile::Ns3;
-        v.update(&mut cc, Dur::from_micros(22_240));
+        v.update(&mut cc, Dur::from_micros(22_240), 1);
         assert_eq!(cc.cwnd, 129_000);
         let (v, mut cc) = vegas_at(129, 22);
         cc.ssthresh = 10_000;
-        v.update(&mut cc, Dur::from_micros(22_240)); // Linux: 1.4 < alpha: grow
+        v.update(&mut cc, Dur::from_micros(22_240), 1); // Linux: 1.4 < alpha: grow
         assert_eq!(cc.cwnd, 130_000);
     }
 
@@ -191,7 +197,7 @@ mod tests {
     fn adds_one_segment_when_fewer_than_alpha_are_queued() {
         // cwnd 100, base 20 ms, rtt 20.2 ms: diff = 100 - 100*20/20.2 = 0.99 < 2
         let (v, mut cc) = vegas_at(100, 20);
-        v.update(&mut cc, Dur::from_micros(20_200));
+        v.update(&mut cc, Dur::from_micros(20_200), 1);
         assert_eq!(cc.cwnd, 101_000);
     }
 
@@ -199,11 +205,11 @@ mod tests {
     fn holds_between_alpha_and_beta_and_backs_off_above_beta() {
         // diff = 100 - 100*20/20.6 = 2.91: hold
         let (v, mut cc) = vegas_at(100, 20);
-        v.update(&mut cc, Dur::from_micros(20_600));
+        v.update(&mut cc, Dur::from_micros(20_600), 1);
         assert_eq!(cc.cwnd, 100_000);
         // diff = 100 - 100*20/21 = 4.76 > 4: minus one
         let (v, mut cc) = vegas_at(100, 20);
-        v.update(&mut cc, Dur::from_millis(21));
+        v.update(&mut cc, Dur::from_millis(21), 1);
         assert_eq!(cc.cwnd, 99_000);
     }
 
@@ -226,8 +232,20 @@ mod tests {
         v.base_rtt = Some(Dur::from_millis(20));
         let mut cc = state(1000, 100, 100_000);
         // rtt 25 ms: target = 80, diff = 20 > 1: cwnd = min(100, 81)
-        v.update(&mut cc, Dur::from_millis(25));
+        v.update(&mut cc, Dur::from_millis(25), 1);
         assert_eq!(cc.cwnd, 81_000);
         assert_eq!(cc.ssthresh, 80_000);
+    }
+
+    #[test]
+    fn a_cycle_end_in_slow_start_with_little_queued_grows_as_slow_start() {
+        // ns-3 TcpVegas::IncreaseWindow / Linux tcp_vegas_cong_avoid: diff <= gamma in slow
+        // start -> SlowStart(segmentsAcked); rtt 20.1 ms: target = floor(99.5) = 99, diff = 1
+        let mut v = Vegas::new(2.0, 4.0, 1.0);
+        v.base_rtt = Some(Dur::from_millis(20));
+        let mut cc = state(1000, 100, u64::MAX);
+        v.update(&mut cc, Dur::from_micros(20_100), 2);
+        assert_eq!(cc.cwnd, 102_000);
+        assert_eq!(cc.ssthresh, u64::MAX);
     }
 }

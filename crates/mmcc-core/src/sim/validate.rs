@@ -8,6 +8,7 @@
 //! layer only prefixes the file name.
 
 use super::config::{FlowConfig, LinkConfig, SimConfig, MAX_BINS};
+use crate::net::packet::HEADER_BYTES;
 use crate::net::{DirectionConfig, QueueConfig};
 use crate::radio::{ObstacleKind, PathLossModel, RadioConfig};
 use crate::tcp::app::AppConfig;
@@ -62,10 +63,6 @@ fn point(key: &str, p: &[f64; 3]) -> Check {
         ))
     }
 }
-
-/// IPv4 + TCP headers on every data segment; timestamps add 12 option bytes.
-const HEADERS: u32 = 40;
-const TIMESTAMP_OPTION: u32 = 12;
 
 impl SimConfig {
     /// Every rule of a run configuration.
@@ -186,7 +183,8 @@ impl SimConfig {
         let t = f.tcp.resolve();
         let tk = format!("{key}.tcp");
         within(&format!("{tk}.segment_size"), t.mss, 1, 65_000, "B")?;
-        let hdr = HEADERS + if t.timestamps { TIMESTAMP_OPTION } else { 0 };
+        // IPv4 + TCP headers and the padded options of a data segment, as `Packet::wire_bytes`
+        let hdr = HEADER_BYTES + t.option_bytes().div_ceil(4) * 4;
         if t.mss + hdr > smallest_mtu {
             return Err(format!(
                 "{tk}.segment_size: {}B plus {hdr}B of IP/TCP headers and options exceeds the smallest link MTU ({smallest_mtu}B)",

@@ -18,11 +18,10 @@ pub enum RtoEstimator {
     Linux,
 }
 
-/// Linux's estimator state (`tcp_sock` fields), in nanoseconds.
+/// Linux's deviation state (`tcp_sock` fields), in nanoseconds; SRTT is the estimator's own
+/// (the same 7/8 + 1/8 update as `srtt_us`).
 #[derive(Clone, Debug, Default)]
 struct LinuxRtt {
-    /// 8 x SRTT (`srtt_us`).
-    srtt8: i64,
     /// 4 x mean deviation (`mdev_us`).
     mdev4: i64,
     /// Largest `mdev4` in the current window, at least min_rto (`mdev_max_us`).
@@ -88,47 +87,47 @@ impl RttEstimator {
     /// (Linux's estimator ends its window of data when snd_una passes the snd_nxt of the
     /// window's first sample).
     pub fn sample_at(&mut self, r: Dur, snd_una: u64, snd_nxt: u64) {
-        let first = self.srtt.is_none();
+        let prior_srtt = self.srtt;
         self.sample(r);
         let rto_min = self.min_rto.0 as i64;
         let Some(l) = self.linux.as_mut() else {
             return;
         };
         let m = r.0 as i64;
-        if first {
-            // tcp_rtt_estimator, no previous measure: srtt = m, mdev = 2m ("rto = 3 rtt"),
-            // rttvar = max(mdev, TCP_RTO_MIN)
-            l.srtt8 = m << 3;
-            l.mdev4 = m << 1;
-            l.rttvar = l.mdev4.max(rto_min);
-            l.mdev_max = l.rttvar;
-            l.rtt_seq = snd_nxt;
-        } else {
-            let mut m = m - (l.srtt8 >> 3); // error of the estimate
-            l.srtt8 += m; // srtt = 7/8 srtt + 1/8 rtt
-            if m < 0 {
-                m = -m - (l.mdev4 >> 2);
-                if m > 0 {
-                    m >>= 3; // a falling RTT: gain 1/32 (Eifel-like)
-                }
-            } else {
-                m -= l.mdev4 >> 2;
-            }
-            l.mdev4 += m; // mdev = 3/4 mdev + 1/4 |err|
-            if l.mdev4 > l.mdev_max {
-                l.mdev_max = l.mdev4;
-                l.rttvar = l.rttvar.max(l.mdev_max);
-            }
-            if snd_una > l.rtt_seq {
-                // a window of data ended: rttvar decays a quarter toward its largest deviation
-                if l.mdev_max < l.rttvar {
-                    l.rttvar -= (l.rttvar - l.mdev_max) >> 2;
-                }
+        match prior_srtt {
+            None => {
+                // tcp_rtt_estimator, no previous measure: mdev = 2m ("rto = 3 rtt"),
+                // rttvar = max(mdev, TCP_RTO_MIN)
+                l.mdev4 = m << 1;
+                l.rttvar = l.mdev4.max(rto_min);
+                l.mdev_max = l.rttvar;
                 l.rtt_seq = snd_nxt;
-                l.mdev_max = rto_min;
+            }
+            Some(srtt) => {
+                let mut m = m - srtt.0 as i64; // error of the estimate before this sample
+                if m < 0 {
+                    m = -m - (l.mdev4 >> 2);
+                    if m > 0 {
+                        m >>= 3; // a falling RTT: gain 1/32 (Eifel-like)
+                    }
+                } else {
+                    m -= l.mdev4 >> 2;
+                }
+                l.mdev4 += m; // mdev = 3/4 mdev + 1/4 |err|
+                if l.mdev4 > l.mdev_max {
+                    l.mdev_max = l.mdev4;
+                    l.rttvar = l.rttvar.max(l.mdev_max);
+                }
+                if snd_una > l.rtt_seq {
+                    // a window of data ended: rttvar decays a quarter toward its largest deviation
+                    if l.mdev_max < l.rttvar {
+                        l.rttvar -= (l.rttvar - l.mdev_max) >> 2;
+                    }
+                    l.rtt_seq = snd_nxt;
+                    l.mdev_max = rto_min;
+                }
             }
         }
-        l.srtt8 = l.srtt8.max(1);
     }
 
     /// Feed a valid sample (one from a segment that was never retransmitted: Karn's rule).
@@ -160,14 +159,11 @@ impl RttEstimator {
     /// Base RTO without back-off: RFC 6298 (2.2/2.3): SRTT + max(G, K*RTTVAR), K = 4,
     /// clamped to [min_rto, max_rto] (2.4, 2.5); or Linux's (see [`RtoEstimator::Linux`]).
     fn base_rto(&self) -> Dur {
-        match self.srtt {
-            None => self.initial_rto,
+        match (self.srtt, &self.linux) {
+            (None, _) => self.initial_rto,
             // __tcp_set_rto: srtt + rttvar (rttvar >= TCP_RTO_MIN), tcp_bound_rto: <= TCP_RTO_MAX
-            Some(_) if self.linux.is_some() => {
-                let l = self.linux.as_ref().expect("linux state");
-                Dur(((l.srtt8 >> 3) + l.rttvar) as u64).min(self.max_rto)
-            }
-            Some(srtt) => {
+            (Some(srtt), Some(l)) => Dur(srtt.0 + l.rttvar as u64).min(self.max_rto),
+            (Some(srtt), None) => {
                 let var = Dur(4 * self.rttvar.0).max(self.granularity);
                 (srtt + var).max(self.min_rto).min(self.max_rto)
             }

@@ -9,7 +9,7 @@
 //!   truncated as ns-3 does.
 //! - Loss: ssthresh = max(FlightSize / 2, 2 * MSS) (RFC 5681 eq. 4).
 
-use super::util::{ca_segments, half_flight, FracAcc};
+use super::util::{ca_segments, half_flight, reno_ca_acked, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -31,20 +31,9 @@ impl CongestionControl for NewReno {
     }
 
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
+        // RFC 5681 eq. (3): once per ACK in ns-3, per acknowledged segment in Linux
         let segs = ca_segments(cc, ack.segments_acked);
-        if segs == 0 {
-            return;
-        }
-        if cc.ns3() {
-            // ns-3 TcpNewReno::CongestionAvoidance: RFC 5681 eq. (3) once per ACK, whatever the
-            // segments acknowledged: cwnd += max(1, floor(SMSS * SMSS / cwnd)) bytes.
-            cc.cwnd += (cc.mss * cc.mss / cc.cwnd.max(1)).max(1);
-        } else {
-            // Linux tcp_cong_avoid_ai(cwnd, acked): RFC 5681 eq. (3) per acknowledged
-            // segment, cwnd += SMSS * SMSS / cwnd each.
-            let cwnd = cc.cwnd;
-            self.acc.add(&mut cc.cwnd, cc.mss * cc.mss * segs as u64, cwnd);
-        }
+        reno_ca_acked(&mut self.acc, cc, segs);
     }
 
     fn ssthresh(&self, cc: &CcState) -> u64 {

@@ -183,6 +183,25 @@ pub fn reno_ca(acc: &mut FracAcc, cc: &mut CcState) {
     acc.add(&mut cc.cwnd, cc.mss * cc.mss, cwnd);
 }
 
+/// Reno congestion avoidance for one ACK that acknowledged `segments` (after slow start took
+/// its share), as the profile's reference stack does it:
+/// - `ns3` (`TcpNewReno::CongestionAvoidance`): RFC 5681 eq. (3) once per ACK, whatever the
+///   segments acknowledged: cwnd += max(1, floor(SMSS * SMSS / cwnd)) bytes;
+/// - `linux` (`tcp_cong_avoid_ai(tp, cwnd, acked)`): SMSS * SMSS / cwnd per acknowledged
+///   segment, all against the same cwnd, the fraction carried.
+#[inline]
+pub fn reno_ca_acked(acc: &mut FracAcc, cc: &mut CcState, segments: u32) {
+    if segments == 0 {
+        return;
+    }
+    if cc.ns3() {
+        cc.cwnd += (cc.mss * cc.mss / cc.cwnd.max(1)).max(1);
+    } else {
+        let cwnd = cc.cwnd;
+        acc.add(&mut cc.cwnd, cc.mss * cc.mss * segments as u64, cwnd);
+    }
+}
+
 /// Add `segments` (a fraction of a segment, in segments) to cwnd, carried exactly to a
 /// millionth of a byte.
 #[inline]
@@ -207,12 +226,16 @@ pub struct Round {
     pub min_rtt: Option<Dur>,
     pub samples: u32,
     started: bool,
+    /// The ACK (its arrival time) whose RTT sample belongs to the round before a return to
+    /// Open ([`Round::restart_on_open`]).
+    skip_sample_at: Option<crate::time::Time>,
 }
 
 impl Round {
     /// Feed an ACK; returns true when it closes a round (the caller then uses `min_rtt` /
     /// `samples`, and the round restarts).
     pub fn on_ack(&mut self, cc: &CcState, rtt: Option<Dur>) -> bool {
+        let rtt = if self.skip_sample_at.take() == Some(cc.now) { None } else { rtt };
         if let Some(r) = rtt {
             self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
             self.samples += 1;
@@ -228,10 +251,24 @@ impl Round {
     /// As [`Round::on_ack`], but the round closes as soon as everything sent before it began
     /// is acknowledged (ns-3 `TcpVegas`: `m_lastAckedSeq >= m_begSndNxt`), one ACK earlier than
     /// "an ACK covers data sent in this round" when the boundaries meet.
+    /// The first ACK closes a round too: ns-3 enters Open with `m_begSndNxt` at the first
+    /// sequence number (`CongestionStateSet(CA_OPEN)` when the handshake completes), so the
+    /// first ACK finds `m_lastAckedSeq >= m_begSndNxt` and the first round of samples begins
+    /// after it.
     pub fn on_ack_reaching_end(&mut self, cc: &CcState, rtt: Option<Dur>) -> bool {
         let started = self.started;
         let covered = self.on_ack(cc, rtt);
-        covered || (started && cc.snd_una == self.end)
+        !started || covered || cc.snd_una == self.end
+    }
+
+    /// Start a new round on the return to Open (ns-3 `EnableVegas` / `EnableYeah` from
+    /// `CongestionStateSet(CA_OPEN)`, Linux `tcp_vegas_enable` from `tcp_vegas_state`). Both
+    /// stacks count the RTT sample of the ACK that returns to Open before the reset (ns-3
+    /// `PktsAcked`, Linux `pkts_acked` in `tcp_clean_rtx_queue`, both ahead of the state
+    /// change), so that ACK's sample is left out of the new round.
+    pub fn restart_on_open(&mut self, cc: &CcState) {
+        self.restart(cc);
+        self.skip_sample_at = Some(cc.now);
     }
 
     /// Start the next round.

@@ -21,7 +21,7 @@
 //! smoothed RTTs, fall in a cycle decides where the window settles: with the later end the
 //! `ns3` profile held 97 segments against ns-3's 129.
 
-use super::util::{reno_ca, set_cwnd_segments, slow_start, FracAcc, Round};
+use super::util::{reno_ca_acked, set_cwnd_segments, slow_start, FracAcc, Round};
 use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, ParamSpec, Params};
 use crate::time::Dur;
 
@@ -129,7 +129,7 @@ impl CongestionControl for Vegas {
     fn on_state_change(&mut self, cc: &mut CcState, _from: CaState) {
         self.enabled = cc.state == CaState::Open;
         if self.enabled {
-            self.round.restart(cc);
+            self.round.restart_on_open(cc);
         }
     }
     fn params(&self) -> Vec<(&'static str, f64)> {
@@ -143,8 +143,9 @@ impl Vegas {
         if cc.in_slow_start() {
             segs = slow_start(cc, segs);
         }
-        if segs > 0 && !cc.in_slow_start() {
-            reno_ca(&mut self.acc, cc);
+        if !cc.in_slow_start() {
+            // ns-3 TcpNewReno::IncreaseWindow, Linux tcp_reno_cong_avoid
+            reno_ca_acked(&mut self.acc, cc, segs);
         }
     }
 }

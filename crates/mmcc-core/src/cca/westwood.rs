@@ -13,7 +13,7 @@
 //! ([`Westwood::ns3_on_ack`]): counted segments (duplicate ACKs count one each) over one
 //! smoothed RTT, and the filter starting from zero.
 
-use super::util::{reno_ca, slow_start_then_ca, FracAcc, RoundRate};
+use super::util::{ca_segments, reno_ca_acked, FracAcc, RoundRate};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -51,23 +51,33 @@ impl Westwood {
 
     /// ns-3 `TcpWestwood` (WESTWOODPLUS): every PktsAcked adds its segments (a duplicate ACK
     /// counts one, and the cumulative ACK after recovery counts again what the duplicates
-    /// reported); the first ACK of a period schedules the sample one (smoothed) RTT later:
-    /// b = counted segments * MSS / that RTT. The Tustin filter starts from 0 (m_lastBW = 0).
+    /// reported); the first ACK of a period schedules `EstimateBW` one (smoothed) RTT later:
+    /// b = counted segments * MSS / that RTT, from what was counted when that event fires. The
+    /// Tustin filter starts from 0 (m_lastBW = 0).
     fn ns3_on_ack(&mut self, cc: &CcState, ack: &AckEvent) {
+        // The event fires before an ACK that arrives at or after its time (it was scheduled
+        // a round trip earlier, ahead of that ACK's arrival), so that ACK opens the next period.
+        if let Some(bwe) = self.ns3_estimate_due(cc) {
+            self.last_sample = bwe.1;
+            self.bwe = bwe.0;
+            self.ns3_count = 0;
+            self.ns3_period = None;
+        }
         let Some(rtt) = ack.rtt.filter(|r| r.0 > 0) else { return };
         self.ns3_count += if ack.segments_acked > 0 { ack.segments_acked as u64 } else { 1 };
-        match self.ns3_period {
-            None => self.ns3_period = Some((cc.now, rtt)),
-            Some((t0, len)) if cc.now >= t0 + len => {
-                let sample = self.ns3_count as f64 * cc.mss as f64 / len.secs_f64();
-                // Tustin with ns-3's zero start: BWE = a BWE + (1 - a) (b + b_prev) / 2
-                self.bwe = self.alpha * self.bwe + (1.0 - self.alpha) * (sample + self.last_sample) / 2.0;
-                self.last_sample = sample;
-                self.ns3_count = 0;
-                self.ns3_period = None;
-            }
-            Some(_) => {}
+        if self.ns3_period.is_none() {
+            self.ns3_period = Some((cc.now, rtt));
         }
+    }
+    /// The filtered estimate and the sample of an `EstimateBW` event due by now, if any.
+    fn ns3_estimate_due(&self, cc: &CcState) -> Option<(f64, f64)> {
+        let (t0, len) = self.ns3_period?;
+        if cc.now < t0 + len {
+            return None;
+        }
+        let sample = self.ns3_count as f64 * cc.mss as f64 / len.secs_f64();
+        // Tustin with ns-3's zero start: BWE = a BWE + (1 - a) (b + b_prev) / 2
+        Some((self.alpha * self.bwe + (1.0 - self.alpha) * (sample + self.last_sample) / 2.0, sample))
     }
     /// Bandwidth estimate in bytes per second.
     pub fn bwe(&self) -> f64 {
@@ -100,14 +110,17 @@ impl CongestionControl for Westwood {
         }
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if slow_start_then_ca(cc, ack.segments_acked) {
-            reno_ca(&mut self.acc, cc);
-        }
+        // NewReno's growth (ns-3 TcpWestwood inherits TcpNewReno; Linux tcp_westwood uses
+        // tcp_reno_cong_avoid)
+        let segs = ca_segments(cc, ack.segments_acked);
+        reno_ca_acked(&mut self.acc, cc, segs);
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        // ssthresh = BWE * RTT_min
+        // ssthresh = BWE * RTT_min (ns-3: with an EstimateBW event that fired since the last
+        // ACK, e.g. before a timeout)
+        let bwe = if cc.ns3() { self.ns3_estimate_due(cc).map_or(self.bwe, |(b, _)| b) } else { self.bwe };
         let rtt_min = cc.min_rtt.map_or(0.0, |d| d.secs_f64());
-        ((self.bwe * rtt_min) as u64).max(cc.min_ssthresh())
+        ((bwe * rtt_min) as u64).max(cc.min_ssthresh())
     }
 }
 
@@ -140,10 +153,15 @@ mod tests {
             w.on_ack(&mut cc, &super::super::testing::ack(segs, 1000, rtt));
         }
         assert_eq!(w.bwe(), 0.0, "no sample before one RTT");
+        // EstimateBW fires at 20 ms, before the ACK that arrives then (which opens the next
+        // period): (20 + 5) segments * 1000 B / 20 ms = 1.25 MB/s; filter from 0: 0.05 * 1.25e6.
+        // A timeout at that instant already sees it (ssthresh = BWE * min RTT).
         cc.now = crate::time::Time::from_millis(20);
+        cc.min_rtt = Some(Dur::from_secs(1));
+        assert!((62_499..=62_500).contains(&w.ssthresh(&cc))); // 0.05 * 1.25 MB/s * 1 s
         w.on_ack(&mut cc, &super::super::testing::ack(2, 1000, rtt));
-        // (20 + 5 + 2) segments * 1000 B / 20 ms = 1.35 MB/s; filter from 0: 0.05 * 1.35e6
-        assert!((w.bwe() - 0.05 * 1.35e6).abs() < 1e-6, "{}", w.bwe());
+        assert!((w.bwe() - 0.05 * 1.25e6).abs() < 1e-6, "{}", w.bwe());
+        assert_eq!((w.ns3_count, w.ns3_period.map(|p| p.0)), (2, Some(cc.now)));
     }
 
     #[test]
@@ -153,5 +171,19 @@ mod tests {
         let mut cc = state(1000, 300, 1000);
         cc.min_rtt = Some(Dur::from_millis(20));
         assert_eq!(w.ssthresh(&cc), 250_000); // 12.5 MB/s * 20 ms
+    }
+
+    /// Congestion avoidance as NewReno in the profile's stack: ns-3 floor(MSS^2 / cwnd) once
+    /// per ACK (161,547 -> +12 bytes, as ns-3's trace shows), Linux per acknowledged segment.
+    #[test]
+    fn grows_as_the_profiles_newreno() {
+        for (profile, after) in [(crate::cca::Profile::Ns3, 161_559), (crate::cca::Profile::Linux, 161_571)] {
+            let mut w = Westwood::new(0.9);
+            let mut cc = state(1400, 100, 10);
+            cc.cwnd = 161_547;
+            cc.profile = profile;
+            w.increase_window(&mut cc, &super::super::testing::ack(2, 1400, Some(20)));
+            assert_eq!(cc.cwnd, after, "{profile:?}");
+        }
     }
 }

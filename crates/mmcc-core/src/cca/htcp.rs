@@ -13,7 +13,8 @@
 //! The `ns3` profile follows `TcpHtcp` of ns-3 3.37 where it differs: once per ACK cwnd grows
 //! by `(MSS^2 + cwnd alpha) / cwnd` bytes (Reno plus alpha bytes); beta is the unclamped
 //! rtt_min / rtt_max (of the smoothed RTTs) when the epoch's throughput rose by less than the
-//! ratio, else 0.5; ssthresh = max(beta * bytes in flight, 2 MSS).
+//! ratio, else 0.5, the throughput being the one `PktsAcked` last computed (before the ACK
+//! that starts the recovery); ssthresh = max(beta * bytes in flight, 2 MSS).
 
 use super::util::{add_segments, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
@@ -45,6 +46,9 @@ pub struct Htcp {
     acc: FracAcc,
     /// ns-3 m_dataSent: bytes acknowledged in the Open state since the last congestion event.
     data_sent: u64,
+    /// ns-3 m_throughput: m_dataSent over the time since the last congestion event, as of the
+    /// last PktsAcked (an ACK that triggers recovery calls it only after GetSsThresh).
+    ns3_throughput: u64,
 }
 
 impl Htcp {
@@ -62,6 +66,7 @@ impl Htcp {
             last_throughput: 0.0,
             acc: FracAcc::default(),
             data_sent: 0,
+            ns3_throughput: 0,
         }
     }
 
@@ -77,7 +82,7 @@ impl Htcp {
         };
         let dt = (cc.now - self.last_con).secs_f64();
         if cc.ns3() {
-            let tput = if dt > 0.0 { (self.data_sent as f64 / dt) as u64 } else { 0 };
+            let tput = self.ns3_throughput;
             let last = self.last_throughput as u64;
             let rose = tput > last && last > 0 && ((tput - last) / last) as f64 <= self.throughput_ratio;
             return match ratio {
@@ -114,6 +119,9 @@ impl CongestionControl for Htcp {
         if cc.state == crate::cca::CaState::Open {
             self.data_sent += ack.segments_acked as u64 * cc.mss; // ns-3 PktsAcked
         }
+        // ns-3 PktsAcked: m_throughput = m_dataSent / (now - m_lastCon), on every call
+        let dt = (cc.now - self.last_con).secs_f64();
+        self.ns3_throughput = if dt > 0.0 { (self.data_sent as f64 / dt) as u64 } else { 0 };
         if let Some(r) = ack.rtt {
             self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
             self.max_rtt = Some(self.max_rtt.map_or(r, |m| m.max(r)));
@@ -142,7 +150,8 @@ impl CongestionControl for Htcp {
         self.beta = self.backoff(cc);
         let dt = (cc.now - self.last_con).secs_f64();
         self.last_throughput = if cc.ns3() {
-            if dt > 0.0 { (self.data_sent as f64 / dt).floor() } else { 0.0 }
+            // GetSsThresh: m_lastThroughput = m_throughput (of the last PktsAcked); then 0
+            std::mem::take(&mut self.ns3_throughput) as f64
         } else if dt > 0.0 {
             (cc.delivered - self.delivered_at_con) as f64 / dt
         } else {
@@ -176,7 +185,34 @@ mod tests {
         h.last_throughput = 1000.0;
         h.data_sent = 1500;
         cc.now = Time::from_secs(1);
+        cc.state = crate::cca::CaState::Open;
+        // ns-3's m_throughput is updated by PktsAcked: 1,500 B over 1 s
+        h.on_ack(&mut cc, &crate::cca::testing::ack(0, 1000, None));
         assert_eq!(h.ssthresh(&cc), 80_000); // 1500 B/s rose by less than double: rtt ratio
+    }
+
+    /// ns-3 takes the epoch's throughput from the last PktsAcked, not at GetSsThresh: the
+    /// duplicate ACK that starts a recovery calls PktsAcked after it (found comparing cwnd
+    /// traces with ns-3 3.37: 100 Mb/s, 1e-3, seed 2, where the later time made the
+    /// throughput fall below the last epoch's and beta 0.5 instead of rtt_min / rtt_max).
+    #[test]
+    fn ns3_throughput_is_the_one_of_the_last_ack() {
+        let mut h = Htcp::new(1.0, 0.5, 0.2);
+        let mut cc = crate::cca::testing::state(1000, 100, 10);
+        cc.profile = crate::cca::Profile::Ns3;
+        cc.state = crate::cca::CaState::Open;
+        cc.bytes_in_flight = 100_000;
+        h.min_rtt = Some(Dur::from_millis(20));
+        h.max_rtt = Some(Dur::from_millis(25));
+        h.last_throughput = 1000.0;
+        h.data_sent = 1_000;
+        cc.now = Time::from_millis(990);
+        h.on_ack(&mut cc, &crate::cca::testing::ack(0, 1000, None)); // 1,010 B/s: rose
+        cc.now = Time::from_millis(1_010); // 990 B/s now, but the last ACK's figure counts
+        assert_eq!(h.ssthresh(&cc), 80_000);
+        let ev = crate::cca::testing::loss(crate::cca::CongestionKind::FastRetransmit, &cc);
+        h.on_congestion_event(&mut cc, &ev);
+        assert_eq!(h.last_throughput, 1010.0);
     }
 
     #[test]

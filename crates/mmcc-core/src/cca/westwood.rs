@@ -64,20 +64,28 @@ impl Westwood {
             self.ns3_period = None;
         }
         let Some(rtt) = ack.rtt.filter(|r| r.0 > 0) else { return };
-        self.ns3_count += if ack.segments_acked > 0 { ack.segments_acked as u64 } else { 1 };
+        // the stack's count: one for a duplicate ACK (ns-3 calls PktsAcked(tcb, 1, ..)), none
+        // for the ACK that leaves CA_LOSS at the recovery point ((ack - m_recover) / MSS = 0)
+        self.ns3_count += ack.segments_acked as u64;
         if self.ns3_period.is_none() {
             self.ns3_period = Some((cc.now, rtt));
         }
     }
-    /// The filtered estimate and the sample of an `EstimateBW` event due by now, if any.
+    /// The filtered estimate and the sample (bytes/s) of an `EstimateBW` event due by now, if
+    /// any, in ns-3's `DataRate` arithmetic: whole bits per second, each product truncated.
     fn ns3_estimate_due(&self, cc: &CcState) -> Option<(f64, f64)> {
         let (t0, len) = self.ns3_period?;
         if cc.now < t0 + len {
             return None;
         }
-        let sample = self.ns3_count as f64 * cc.mss as f64 / len.secs_f64();
-        // Tustin with ns-3's zero start: BWE = a BWE + (1 - a) (b + b_prev) / 2
-        Some((self.alpha * self.bwe + (1.0 - self.alpha) * (sample + self.last_sample) / 2.0, sample))
+        let bps = |bytes_per_s: f64| (bytes_per_s * 8.0).round() as u64; // stored values are whole bps
+        let sample = (self.ns3_count as f64 * cc.mss as f64 * 8.0 / ns3_seconds(len)) as u64;
+        let (last_bw, last_sample) = (bps(self.bwe), bps(self.last_sample));
+        // Tustin with ns-3's zero start: BWE = a BWE + (1 - a) (b + b_prev) / 2, as
+        // (m_lastBW * alpha) + (((sample + m_lastSampleBW) * 0.5) * (1 - alpha))
+        let half_sum = ((sample + last_sample) as f64 * 0.5) as u64;
+        let bwe = (last_bw as f64 * self.alpha) as u64 + (half_sum as f64 * (1.0 - self.alpha)) as u64;
+        Some((bwe as f64 / 8.0, sample as f64 / 8.0))
     }
     /// Bandwidth estimate in bytes per second.
     pub fn bwe(&self) -> f64 {
@@ -93,6 +101,12 @@ impl Westwood {
         };
         self.last_sample = sample;
     }
+}
+
+/// ns-3's `Time::GetSeconds()`: nanoseconds divided by 10^9 (its 64.64 fixed point rounds
+/// to the nearest double), where `Dur::secs_f64` multiplies by 10^-9.
+fn ns3_seconds(d: crate::time::Dur) -> f64 {
+    d.0 as f64 / 1e9
 }
 
 impl CongestionControl for Westwood {
@@ -119,6 +133,11 @@ impl CongestionControl for Westwood {
         // ssthresh = BWE * RTT_min (ns-3: with an EstimateBW event that fired since the last
         // ACK, e.g. before a timeout)
         let bwe = if cc.ns3() { self.ns3_estimate_due(cc).map_or(self.bwe, |(b, _)| b) } else { self.bwe };
+        if cc.ns3() {
+            // ns-3 GetSsThresh: (m_currentBW * m_minRtt) / 8.0 (bits per second times seconds)
+            let rtt_min = cc.min_rtt.map_or(0.0, ns3_seconds);
+            return ((rtt_min * (bwe * 8.0).round() / 8.0) as u64).max(cc.min_ssthresh());
+        }
         let rtt_min = cc.min_rtt.map_or(0.0, |d| d.secs_f64());
         ((bwe * rtt_min) as u64).max(cc.min_ssthresh())
     }
@@ -146,21 +165,23 @@ mod tests {
         let mut cc = state(1000, 100, 10);
         cc.profile = crate::cca::Profile::Ns3;
         let rtt = Some(20);
-        // 10 ACKs of 2 segments and 5 duplicate ACKs (0 segments) within 20 ms
+        // 10 ACKs of 2 segments and 5 duplicate ACKs (the stack passes 1 segment, as ns-3's
+        // PktsAcked(tcb, 1, ..)) within 20 ms
         for i in 0..15u64 {
             cc.now = crate::time::Time::from_millis(i);
-            let segs = if i < 10 { 2 } else { 0 };
+            let segs = if i < 10 { 2 } else { 1 };
             w.on_ack(&mut cc, &super::super::testing::ack(segs, 1000, rtt));
         }
         assert_eq!(w.bwe(), 0.0, "no sample before one RTT");
         // EstimateBW fires at 20 ms, before the ACK that arrives then (which opens the next
-        // period): (20 + 5) segments * 1000 B / 20 ms = 1.25 MB/s; filter from 0: 0.05 * 1.25e6.
-        // A timeout at that instant already sees it (ssthresh = BWE * min RTT).
+        // period): (20 + 5) segments * 1000 B / 20 ms = 10,000,000 b/s; filter from 0 in
+        // DataRate's whole bits per second: (10,000,000 * 0.5) * (1 - 0.9) = 499,999.99.. ->
+        // 499,999 b/s. A timeout at that instant already sees it (ssthresh = BWE * min RTT / 8).
         cc.now = crate::time::Time::from_millis(20);
         cc.min_rtt = Some(Dur::from_secs(1));
-        assert!((62_499..=62_500).contains(&w.ssthresh(&cc))); // 0.05 * 1.25 MB/s * 1 s
+        assert_eq!(w.ssthresh(&cc), 62_499); // 499,999 b/s * 1 s / 8
         w.on_ack(&mut cc, &super::super::testing::ack(2, 1000, rtt));
-        assert!((w.bwe() - 0.05 * 1.25e6).abs() < 1e-6, "{}", w.bwe());
+        assert_eq!(w.bwe(), 499_999.0 / 8.0);
         assert_eq!((w.ns3_count, w.ns3_period.map(|p| p.0)), (2, Some(cc.now)));
     }
 

@@ -881,6 +881,12 @@ impl TcpSender {
         {
             return;
         }
+        if advanced && self.cfg.profile == Profile::Ns3 && self.cc.state == CaState::Disorder {
+            // ns-3 3.37 ProcessAck: an ACK that advances snd_una but leaves the socket in
+            // CA_DISORDER (it also brought new SACK information, so it counts as a duplicate)
+            // calls no NewAck: the timer and m_rto stay as they were.
+            return;
+        }
         if advanced {
             if self.cfg.profile == Profile::Ns3 {
                 self.rtt.reset_backoff(); // NewAck: m_rto from the estimator

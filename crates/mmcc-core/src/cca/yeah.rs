@@ -225,8 +225,7 @@ mod tests {
 
     /// A YeAH in congestion avoidance at 100 segments, fast mode, base RTT 20 ms.
     fn fast_at(profile: crate::cca::Profile) -> (Yeah, CcState) {
-        let mut y = Yeah::default();
-        y.base_rtt = Some(Dur::from_millis(20));
+        let y = Yeah { base_rtt: Some(Dur::from_millis(20)), ..Default::default() };
         let mut cc = state(1000, 100, 10);
         cc.profile = profile;
         (y, cc)

@@ -3,6 +3,7 @@
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +138,55 @@ def test_bad_frto_is_a_clear_error(mmcc_cli):
     r = mmcc_cli("run", "dumbbell", "--duration", "0.1s", "--set", "tcp.frto=maybe", "--no-plot")
     assert r.returncode == 2 and "tcp.frto: expected true or false, got 'maybe'" in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+NS3_TRACES = Path(__file__).parent / "data" / "ns3-cwnd"
+
+
+def _changes(pairs):
+    """A cwnd trace as its distinct changes: the last value at each instant, repeats dropped."""
+    out = []
+    for t, v in pairs:
+        if out and out[-1][0] == t:
+            out[-1] = (t, v)
+        elif not out or out[-1][1] != v:
+            out.append((t, v))
+    if len(out) > 1 and out[-1][1] == out[-2][1]:
+        out.pop()
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(p.name[:-len(".txt.gz")] for p in NS3_TRACES.glob("*.txt.gz")))
+def test_ns3_profile_reproduces_ns3s_own_cwnd_trace(name):
+    """The `ns3` profile against ns-3 3.37 itself, change for change: each file is the
+    CongestionWindow trace of ns-3's class in `mmcc-ns3-runner` for one case of `mmcc validate
+    ns3` (common random numbers), cut where it was recorded. mmcc's cwnd trace of the same case
+    must have the same changes at the same nanoseconds. Each case pins what comparing these
+    traces found (docs/tcp-profiles.md): YeAH's round end, fast mode and return to Open (1 Gb/s);
+    Westwood+'s EstimateBW event and DataRate arithmetic and ns-3's recovery entry
+    (IsLost(HighACK + MSS)); the RTO not restarted in Disorder (Westwood+ 100 Mb/s); H-TCP's
+    epoch throughput; TcpScalable's whole segments; Vegas's slow-start cycle end."""
+    import gzip
+
+    from mmcc.experiments.validate_ns3 import Case, scenario
+    from mmcc.results import run
+    from mmcc.scenario import Scenario
+
+    path = NS3_TRACES / f"{name}.txt.gz"
+    with gzip.open(path, "rt") as f:
+        head = f.readline()
+        ref = [tuple(int(x) for x in line.split()) for line in f]
+    cut = float(head.rsplit("first ", 1)[1].split()[0])
+    cca, rate, loss, seed = name.rsplit("-", 3)
+    case = Case(cca, rate, float(loss), int(seed[1:]), 20.0 if rate == "100Mbps" else 5.0)
+    sc = scenario(case)
+    sc.setdefault("record", {})["trace"] = True
+    sc["duration"] = f"{cut}s"
+    cw = run(Scenario.from_dict(sc, source=name)).tables["cwnd"].to_pydict()
+    ours = _changes([(round(t * 1e9), int(v)) for t, v in zip(cw["t_s"], cw["cwnd_bytes"])])
+    ref = _changes(ref)
+    n = min(len(ours), len(ref))
+    first = next((i for i in range(n) if ours[i] != ref[i]), None)
+    assert first is None and abs(len(ours) - len(ref)) <= 1, (
+        f"{name}: {len(ref)} ns-3 changes, {len(ours)} mmcc; first difference at change {first}: "
+        f"ns-3 {ref[first] if first is not None else None}, mmcc {ours[first] if first is not None else None}")

@@ -454,6 +454,13 @@ impl Scoreboard {
         self.segs.front().is_some_and(|s| s.lost)
     }
 
+    /// ns-3 3.37 `TcpTxBuffer::IsLost(seq)`: the lost mark of the first outstanding segment
+    /// that starts at or after `seq` (false when there is none).
+    pub fn lost_from(&self, seq: u64) -> bool {
+        let i = self.segs.partition_point(|s| s.seq < seq);
+        self.segs.get(i).is_some_and(|s| s.lost)
+    }
+
     /// RFC 6675 NextSeg() rule 1: the lowest segment that is lost, not SACKed and not already
     /// retransmitted in this episode.
     pub fn next_lost(&mut self) -> Option<u64> {
@@ -676,6 +683,24 @@ mod tests {
         assert_eq!(b.sacked_bytes(), 0);
         assert_eq!(b.pipe(), 6000);
         b.check().unwrap();
+    }
+
+    /// ns-3 `TcpTxBuffer::IsLost(HighACK + MSS)`, as `DupAck` asks it: the mark of the
+    /// segment after the first unacknowledged one. One hole at the head with three segments
+    /// SACKed above: the head is lost, but the segment ns-3 asks about is SACKed, not lost.
+    #[test]
+    fn ns3_asks_the_segment_after_the_head() {
+        let mut b = board(10);
+        b.on_ack(0, &[r(1, 4)], |_| {});
+        assert_eq!(b.mark_losses(3), 1000);
+        assert!(b.head_is_lost());
+        assert!(!b.lost_from(MSS as u64), "segment 1 is SACKed");
+        // two holes (0 and 1) under three SACKed segments: both lost, ns-3 asks about 1
+        let mut b = board(10);
+        b.on_ack(0, &[r(2, 5)], |_| {});
+        assert_eq!(b.mark_losses(3), 2000);
+        assert!(b.lost_from(MSS as u64));
+        assert!(!b.lost_from(20 * MSS as u64), "beyond the outstanding segments");
     }
 
     /// ns-3's RTT sample rule (EstimateRtt): only a cumulative ACK that covers the oldest

@@ -672,8 +672,20 @@ impl TcpSender {
         let controls = self.cca.controls_window();
         match self.cc.state {
             CaState::Open | CaState::Disorder => {
-                let by_dupacks = self.dupacks >= self.cfg.dupthresh && self.past_recover();
-                let by_sack = self.cfg.sack && self.sb.head_is_lost();
+                // RFC 6675 section 5 (1)-(2). ns-3 3.37 `DupAck`: exactly the threshold-th
+                // duplicate ACK, or `IsLost(m_highRxAckMark + m_segmentSize)`, which asks the
+                // segment after the first unacknowledged one (one segment beyond RFC 6675's
+                // IsLost(HighACK + 1)); Linux: the head's lost mark (`tcp_time_to_recover`).
+                let (by_dupacks, by_sack) = match self.cfg.profile {
+                    Profile::Ns3 => (
+                        self.dupacks == self.cfg.dupthresh && self.past_recover(),
+                        self.cfg.sack && self.sb.lost_from(self.sb.snd_una + self.mss),
+                    ),
+                    Profile::Linux => (
+                        self.dupacks >= self.cfg.dupthresh && self.past_recover(),
+                        self.cfg.sack && self.sb.head_is_lost(),
+                    ),
+                };
                 if self.sb.outstanding() > 0 && (by_dupacks || by_sack) {
                     self.enter_recovery(ack.prior_in_flight, ack.delivered, ctx);
                     return false;

@@ -33,7 +33,8 @@ def test_small_scenario_normalizes_to_base_units():
     cfg = normalize(BASE, "s.toml")
     assert cfg["duration"] == 2 * 10**9
     assert cfg["links"][1]["rate"] == 10**8
-    assert cfg["links"][1]["ab"]["queue"] == {"type": "droptail", "limit_bytes": 250_000, "limit_packets": None}
+    assert cfg["links"][1]["ab"]["queue"] == {"type": "droptail", "limit_bytes": 250_000, "limit_packets": None,
+                                             "room_bytes": None}
     assert cfg["flows"][0]["cca"] == "newreno"
 
 
@@ -43,7 +44,8 @@ def test_one_schema_defaults_and_rules_come_from_the_core():
     cfg = normalize(BASE, "s.toml")
     assert cfg["links"][0]["mtu"] == 1500 and cfg["record"]["bin"] == 100_000_000
     assert cfg["flows"][0]["tcp"]["mss"] == 1448 and cfg["flows"][0]["app"] == {"type": "bulk", "bytes": None}
-    assert cfg["links"][0]["ab"]["queue"] == {"type": "droptail", "limit_bytes": None, "limit_packets": 1000}
+    assert cfg["links"][0]["ab"]["queue"] == {"type": "droptail", "limit_bytes": None, "limit_packets": 1000,
+                                             "room_bytes": None}
     # relations between keys and ranges: the core's messages, with the file and the user's key names
     assert err(edit(lambda r: r["flows"][0].update(start="2s", stop="1s"))) == "s.toml: flows[0].stop: must be after start"
     assert err(edit(lambda r: r.update(tcp={"segment_size": "1500B"}))).startswith(
@@ -67,10 +69,20 @@ def test_wrong_type():
     (lambda r: r["links"][1].update(framing="2kB"), "s.toml: links[1].framing: 2000B is out of range; allowed: 0B..1000B"),
     (lambda r: r.update(tcp={"handshake": "yes"}), "s.toml: tcp.handshake: expected true or false, got 'yes'"),
     (lambda r: r["flows"][0].update(receiver_feed=100), "s.toml: flows[0].receiver_feed: 100 has no unit"),
+    (lambda r: r["links"][1]["forward"]["queue"].update(admit_room="1MB"),
+     "s.toml: links[1].forward.queue.admit_room: 1000000 B is out of range; allowed: 1 B up to the queue's byte limit (250000 B)"),
+    (lambda r: r["links"][1]["forward"].update(queue={"type": "codel", "admit_room": "1500B"}),
+     "s.toml: links[1].forward.queue.admit_room: only a droptail queue has this key"),
 ])
 def test_errors_of_this_sessions_keys(edit_fn, needle):
     m = err(edit(edit_fn))
     assert m.startswith(needle) and "\n" not in m, m
+
+
+def test_admit_room_reaches_the_core():
+    """ns-3's device flow control as a drop-tail option: `admit_room` (bytes that must be free)."""
+    raw = edit(lambda r: r["links"][1]["forward"]["queue"].update(admit_room="1500B"))
+    assert normalize(raw, "s.toml")["links"][1]["ab"]["queue"]["room_bytes"] == 1500
 
 
 def test_out_of_range():

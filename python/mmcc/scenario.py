@@ -215,16 +215,20 @@ def _queue(ctx, v, path):
     t = _table(
         ctx, v, path,
         {"type": ONE_OF("droptail", "codel"), "limit": SIZE, "limit_packets": U64,
-         "target": TIME, "interval": TIME},
+         "target": TIME, "interval": TIME, "admit_room": SIZE},
         required=("type",),
     )
     out = {"type": t["type"], "limit_bytes": t.get("limit"), "limit_packets": t.get("limit_packets")}
     if t["type"] == "droptail":
+        if "admit_room" in t:
+            out["room_bytes"] = t["admit_room"]
         for k in ("target", "interval"):
             if k in t:
                 ctx.fail(f"{path}.{k}", "only a codel queue has this key")
         if out["limit_bytes"] is None and out["limit_packets"] is None:
             out["limit_packets"] = 1000  # as the core's QueueConfig::default()
+    elif "admit_room" in t:
+        ctx.fail(f"{path}.admit_room", "only a droptail queue has this key")
     else:  # CoDel's TARGET and INTERVAL default in the core (RFC 8289: 5 ms, 100 ms)
         out.update({k: t[k] for k in ("target", "interval") if k in t})
     return out

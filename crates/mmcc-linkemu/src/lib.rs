@@ -275,7 +275,7 @@ mod tests {
             delay: Dur::from_millis(delay_ms),
             stream: None,
             dir: DirectionConfig {
-                queue: QueueConfig::DropTail { limit_bytes, limit_packets: None },
+                queue: QueueConfig::DropTail { limit_bytes, limit_packets: None, room_bytes: None },
                 ..Default::default()
             },
         }

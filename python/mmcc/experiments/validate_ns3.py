@@ -90,7 +90,9 @@ def thesis_edge_trace(out: Path) -> Path:
 
 def scenario(case: Case, out: Path | None = None) -> dict:
     """The case as a raw scenario (the TOML structure)."""
-    links_fwd: dict = {"queue": {"type": "droptail", "limit": "2500000B"}}
+    # ns-3's point-to-point device stops its queue while an MTU-sized packet would not fit
+    # (NetDeviceQueue flow control) and drops whatever arrives meanwhile: admit_room = the MTU
+    links_fwd: dict = {"queue": {"type": "droptail", "limit": "2500000B", "admit_room": "1500B"}}
     if case.loss > 0:
         links_fwd["error"] = {"unit": "packet", "rate": case.loss}
     rate = case.rate if case.rate in RATES else "100Mbps"

@@ -541,6 +541,7 @@ mod tests {
         let mut c = chan(QueueConfig::DropTail {
             limit_bytes: None,
             limit_packets: Some(10),
+            room_bytes: None,
         });
         let mut w = Wakes::default();
         c.enqueue(&pkt(0), Time::ZERO, &mut w).unwrap();
@@ -559,6 +560,7 @@ mod tests {
         let mut c = chan(QueueConfig::DropTail {
             limit_bytes: None,
             limit_packets: Some(2),
+            room_bytes: None,
         });
         let mut w = Wakes::default();
         // first goes straight to the transmitter, next two wait, the fourth is dropped
@@ -577,6 +579,7 @@ mod tests {
             queue: QueueConfig::DropTail {
                 limit_bytes: None,
                 limit_packets: Some(10),
+                room_bytes: None,
             },
             rate_steps: vec![(Time(18_000), Bandwidth::mbps(100))],
             ..Default::default()

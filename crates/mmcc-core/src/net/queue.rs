@@ -14,6 +14,12 @@ pub enum QueueConfig {
         limit_bytes: Option<u64>,
         #[serde(default)]
         limit_packets: Option<u64>,
+        /// Admit a packet only while this many bytes are free, whatever its own size: ns-3's
+        /// point-to-point device stops its queue when an MTU-sized packet would not fit
+        /// (`NetDeviceQueue::PacketEnqueued`: `WouldOverflow(1, mtu)`), and its traffic-control
+        /// layer then drops whatever arrives, a 56-byte SYN as well as a full segment.
+        #[serde(default)]
+        room_bytes: Option<u64>,
     },
     /// CoDel (RFC 8289) in front of a drop-tail limit.
     CoDel {
@@ -39,17 +45,22 @@ fn codel_interval() -> Dur {
 
 impl Default for QueueConfig {
     fn default() -> Self {
-        QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(1000) }
+        QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(1000), room_bytes: None }
     }
 }
 
 impl QueueConfig {
     pub fn limits(&self) -> Limits {
         match *self {
-            QueueConfig::DropTail { limit_bytes, limit_packets }
-            | QueueConfig::CoDel { limit_bytes, limit_packets, .. } => Limits {
+            QueueConfig::DropTail { limit_bytes, limit_packets, room_bytes } => Limits {
                 bytes: limit_bytes.unwrap_or(u64::MAX),
                 packets: limit_packets.unwrap_or(u64::MAX),
+                room: room_bytes.unwrap_or(0),
+            },
+            QueueConfig::CoDel { limit_bytes, limit_packets, .. } => Limits {
+                bytes: limit_bytes.unwrap_or(u64::MAX),
+                packets: limit_packets.unwrap_or(u64::MAX),
+                room: 0,
             },
         }
     }
@@ -60,13 +71,15 @@ impl QueueConfig {
 pub struct Limits {
     pub bytes: u64,
     pub packets: u64,
+    /// Bytes that must be free for any packet to enter (0: its own size suffices).
+    pub room: u64,
 }
 
 impl Limits {
     /// Would a packet of `size` bytes fit behind `bytes` / `packets` already queued?
     #[inline]
     pub fn admits(&self, bytes: u64, packets: u64, size: u64) -> bool {
-        bytes + size <= self.bytes && packets < self.packets
+        bytes + size.max(self.room) <= self.bytes && packets < self.packets
     }
 }
 
@@ -222,17 +235,17 @@ mod tests {
 
     #[test]
     fn droptail_limits_in_bytes_and_packets() {
-        let l = QueueConfig::DropTail { limit_bytes: Some(3000), limit_packets: None }.limits();
+        let l = QueueConfig::DropTail { limit_bytes: Some(3000), limit_packets: None, room_bytes: None }.limits();
         assert!(l.admits(1500, 1, 1500));
         assert!(!l.admits(1501, 1, 1500));
-        let l = QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(2) }.limits();
+        let l = QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(2), room_bytes: None }.limits();
         assert!(l.admits(0, 1, 1500));
         assert!(!l.admits(0, 2, 1500));
     }
 
     #[test]
     fn codel_does_not_drop_below_target() {
-        let mut q = CoDelQueue::new(Limits { bytes: u64::MAX, packets: u64::MAX }, Dur::from_millis(5), Dur::from_millis(100));
+        let mut q = CoDelQueue::new(Limits { bytes: u64::MAX, packets: u64::MAX, room: 0 }, Dur::from_millis(5), Dur::from_millis(100));
         let mut dropped = vec![];
         for i in 0..100 {
             q.enqueue(pkt(i), 1500, Time::from_millis(i)).unwrap();
@@ -245,7 +258,7 @@ mod tests {
 
     #[test]
     fn codel_starts_dropping_after_an_interval_above_target_and_speeds_up() {
-        let mut q = CoDelQueue::new(Limits { bytes: u64::MAX, packets: u64::MAX }, Dur::from_millis(5), Dur::from_millis(100));
+        let mut q = CoDelQueue::new(Limits { bytes: u64::MAX, packets: u64::MAX, room: 0 }, Dur::from_millis(5), Dur::from_millis(100));
         let mut dropped = vec![];
         // A standing queue: 50 packets enqueued at t=0, refilled; dequeue one per ms.
         let mut seq = 0;
@@ -272,5 +285,16 @@ mod tests {
         assert!(gaps[0] >= gaps[gaps.len() - 1], "drop interval must not grow: {gaps:?}");
         assert_eq!(gaps[0], 100); // 100 ms / sqrt(1)
         assert_eq!(gaps[1], 71); // 100 ms / sqrt(2) = 70.7 ms -> next ms slot
+    }
+
+    /// ns-3's device flow control (`room_bytes` = the MTU): with less than 1,500 bytes free
+    /// nothing enters, not even a 56-byte SYN; with room, a full segment does.
+    #[test]
+    fn room_bytes_refuses_everything_below_an_mtu_of_free_space() {
+        let l = QueueConfig::DropTail { limit_bytes: Some(10_000), limit_packets: None, room_bytes: Some(1500) }.limits();
+        assert!(l.admits(8_500, 5, 1456));
+        assert!(!l.admits(8_501, 5, 56));
+        let plain = QueueConfig::DropTail { limit_bytes: Some(10_000), limit_packets: None, room_bytes: None }.limits();
+        assert!(plain.admits(8_501, 5, 56) && plain.admits(8_544, 5, 1456) && !plain.admits(8_545, 5, 1456));
     }
 }

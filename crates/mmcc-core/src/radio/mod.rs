@@ -121,6 +121,7 @@ impl Default for RadioConfig {
             rlc_buffer: QueueConfig::DropTail {
                 limit_bytes: Some(2_621_440),
                 limit_packets: None,
+                room_bytes: None,
             },
             ul_scheduling_slots: 4,
             sinr_schedule: Vec::new(),

@@ -294,6 +294,16 @@ fn queue(key: &str, q: &QueueConfig) -> Check {
     if let Some(p) = limit_packets {
         within(&format!("{key}.limit_packets"), p, 1, 1_000_000_000, "")?;
     }
+    if let QueueConfig::DropTail { limit_bytes, room_bytes: Some(room), .. } = *q {
+        // more room than the limit would refuse every packet
+        let limit = limit_bytes.unwrap_or(u64::MAX);
+        if room == 0 || room > limit {
+            return Err(format!(
+                "{key}.admit_room: {room} B is out of range; allowed: 1 B up to the queue's byte limit ({})",
+                limit_bytes.map_or("none".to_string(), |l| format!("{l} B"))
+            ));
+        }
+    }
     if let QueueConfig::CoDel {
         target, interval, ..
     } = *q

@@ -41,6 +41,7 @@ pub fn dumbbell(rate: Bandwidth, rtt: Dur, buffer_bytes: u64, duration: Dur) -> 
                     queue: QueueConfig::DropTail {
                         limit_bytes: Some(buffer_bytes),
                         limit_packets: None,
+                        room_bytes: None,
                     },
                     ..Default::default()
                 },

@@ -54,6 +54,7 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
         rlc_buffer: QueueConfig::DropTail {
             limit_bytes: Some(rlc),
             limit_packets: None,
+            room_bytes: None,
         },
         // the thesis' channel, as in the preset: ns3-mmwave's obstacle model and MCS table
         pathloss: PathLossModel::BuildingsObstacle,
@@ -72,6 +73,7 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
     let big = || QueueConfig::DropTail {
         limit_bytes: Some(100_000_000),
         limit_packets: None,
+        room_bytes: None,
     };
     let server_link = DirectionConfig {
         queue: big(),

@@ -73,6 +73,8 @@ def test_wrong_type():
      "s.toml: links[1].forward.queue.admit_room: 1000000 B is out of range; allowed: 1 B up to the queue's byte limit (250000 B)"),
     (lambda r: r["links"][1]["forward"].update(queue={"type": "codel", "admit_room": "1500B"}),
      "s.toml: links[1].forward.queue.admit_room: only a droptail queue has this key"),
+    (lambda r: r["links"][1]["forward"].update(queue={"type": "droptail", "limit_packets": 100, "admit_room": "1500B"}),
+     "s.toml: links[1].forward.queue.admit_room: needs a byte limit (`limit`) on the queue"),
 ])
 def test_errors_of_this_sessions_keys(edit_fn, needle):
     m = err(edit(edit_fn))

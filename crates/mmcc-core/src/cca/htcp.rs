@@ -119,9 +119,11 @@ impl CongestionControl for Htcp {
         if cc.state == crate::cca::CaState::Open {
             self.data_sent += ack.segments_acked as u64 * cc.mss; // ns-3 PktsAcked
         }
-        // ns-3 PktsAcked: m_throughput = m_dataSent / (now - m_lastCon), on every call
-        let dt = (cc.now - self.last_con).secs_f64();
-        self.ns3_throughput = if dt > 0.0 { (self.data_sent as f64 / dt) as u64 } else { 0 };
+        if cc.ns3() {
+            // ns-3 PktsAcked: m_throughput = m_dataSent / (now - m_lastCon), on every call
+            let dt = (cc.now - self.last_con).secs_f64();
+            self.ns3_throughput = if dt > 0.0 { (self.data_sent as f64 / dt) as u64 } else { 0 };
+        }
         if let Some(r) = ack.rtt {
             self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
             self.max_rtt = Some(self.max_rtt.map_or(r, |m| m.max(r)));

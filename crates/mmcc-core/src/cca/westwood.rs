@@ -130,16 +130,16 @@ impl CongestionControl for Westwood {
         reno_ca_acked(&mut self.acc, cc, segs);
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        // ssthresh = BWE * RTT_min (ns-3: with an EstimateBW event that fired since the last
-        // ACK, e.g. before a timeout)
-        let bwe = if cc.ns3() { self.ns3_estimate_due(cc).map_or(self.bwe, |(b, _)| b) } else { self.bwe };
+        // ssthresh = BWE * RTT_min
         if cc.ns3() {
-            // ns-3 GetSsThresh: (m_currentBW * m_minRtt) / 8.0 (bits per second times seconds)
+            // ns-3 GetSsThresh: (m_currentBW * m_minRtt) / 8.0 (bits per second times seconds),
+            // with an EstimateBW event that fired since the last ACK (e.g. before a timeout)
+            let bwe = self.ns3_estimate_due(cc).map_or(self.bwe, |(b, _)| b);
             let rtt_min = cc.min_rtt.map_or(0.0, ns3_seconds);
             return ((rtt_min * (bwe * 8.0).round() / 8.0) as u64).max(cc.min_ssthresh());
         }
         let rtt_min = cc.min_rtt.map_or(0.0, |d| d.secs_f64());
-        ((bwe * rtt_min) as u64).max(cc.min_ssthresh())
+        ((self.bwe * rtt_min) as u64).max(cc.min_ssthresh())
     }
 }
 

@@ -295,12 +295,13 @@ fn queue(key: &str, q: &QueueConfig) -> Check {
         within(&format!("{key}.limit_packets"), p, 1, 1_000_000_000, "")?;
     }
     if let QueueConfig::DropTail { limit_bytes, room_bytes: Some(room), .. } = *q {
-        // more room than the limit would refuse every packet
-        let limit = limit_bytes.unwrap_or(u64::MAX);
+        // without a byte limit the room would change nothing; above it, refuse every packet
+        let Some(limit) = limit_bytes else {
+            return Err(format!("{key}.admit_room: needs a byte limit (`limit`) on the queue"));
+        };
         if room == 0 || room > limit {
             return Err(format!(
-                "{key}.admit_room: {room} B is out of range; allowed: 1 B up to the queue's byte limit ({})",
-                limit_bytes.map_or("none".to_string(), |l| format!("{l} B"))
+                "{key}.admit_room: {room} B is out of range; allowed: 1 B up to the queue's byte limit ({limit} B)"
             ));
         }
     }

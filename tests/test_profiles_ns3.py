@@ -152,6 +152,9 @@ def _changes(pairs):
             out[-1] = (out[-1][0], v)
         elif not out or out[-1][1] != v:
             out.append((t, v))
+    # a value replaced at the same instant may equal the one before it (ns-3's ProbeRTT sets
+    # 8,400 then 5,600 on every ACK): drop such repeats too
+    out = [p for i, p in enumerate(out) if i == 0 or p[1] != out[i - 1][1]]
     if len(out) > 1 and out[-1][1] == out[-2][1]:
         out.pop()
     return out

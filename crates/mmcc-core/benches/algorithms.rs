@@ -17,7 +17,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 fn per_ack_ns(name: &str) -> f64 {
-    let mut a = cca::build(name, &BTreeMap::new()).unwrap();
+    let mut a = cca::build(name, &BTreeMap::new(), cca::Profile::Linux).unwrap();
     let mut cc = CcState::new(1448, 10);
     cc.ssthresh = 500 * 1448;
     cc.cwnd = 1000 * 1448;
@@ -44,6 +44,8 @@ fn per_ack_ns(name: &str) -> f64 {
             acked_sacked: 1448,
             prior_in_flight: cc.cwnd,
             valid: true,
+            timed: true,
+            rate: mmcc_core::time::Bandwidth::from_bytes_per(1448 * 1000, Dur::from_millis(20)),
             ..Default::default()
         };
         a.on_rate_sample(&mut cc, &rs);

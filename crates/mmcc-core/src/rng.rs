@@ -92,9 +92,117 @@ impl Rng {
     }
 }
 
+/// MRG32k3a (L'Ecuyer, "Good parameters and implementations for combined multiple recursive
+/// random number generators", Operations Research 47(1), 1999), seeded as ns-3's `RngStream`
+/// seeds its streams: all six state words = the global seed, then advanced by
+/// `stream * 2^127 + substream * 2^76` steps (L'Ecuyer, Simard, Chen & Kelton, "An
+/// object-oriented random-number package with many long streams and substreams", Operations
+/// Research 50(6), 2002). mmcc draws from it only where the `ns3` profile must make the same
+/// random choice as an ns-3 class (BBR's ProbeBW phase: `TcpBbr`'s own stream 4, i.e.
+/// stream 2^63 + 4, substream = ns-3's run number, which the runner sets to the scenario seed).
+/// Integer arithmetic: every value ns-3 computes in doubles is an exact integer below 2^53.
+#[derive(Clone, Debug)]
+pub struct Mrg32k3a {
+    s: [u64; 6],
+}
+
+const MRG_M1: u64 = 4_294_967_087;
+const MRG_M2: u64 = 4_294_944_443;
+type Mat3 = [[u64; 3]; 3];
+/// One step of each component, entries reduced mod m: x1_n = 1403580 x1_{n-2} - 810728 x1_{n-3}
+/// (mod m1); x2_n = 527612 x2_{n-1} - 1370589 x2_{n-3} (mod m2).
+const MRG_A1: Mat3 = [[0, 1, 0], [0, 0, 1], [MRG_M1 - 810_728, 1_403_580, 0]];
+const MRG_A2: Mat3 = [[0, 1, 0], [0, 0, 1], [MRG_M2 - 1_370_589, 0, 527_612]];
+
+fn mat_mul(a: &Mat3, b: &Mat3, m: u64) -> Mat3 {
+    let mut c = [[0u64; 3]; 3];
+    for (i, row) in c.iter_mut().enumerate() {
+        for (j, x) in row.iter_mut().enumerate() {
+            let v: u128 = (0..3).map(|k| a[i][k] as u128 * b[k][j] as u128).sum();
+            *x = (v % m as u128) as u64;
+        }
+    }
+    c
+}
+
+fn mat_vec(a: &Mat3, v: [u64; 3], m: u64) -> [u64; 3] {
+    let mut out = [0u64; 3];
+    for (i, x) in out.iter_mut().enumerate() {
+        let s: u128 = (0..3).map(|k| a[i][k] as u128 * v[k] as u128).sum();
+        *x = (s % m as u128) as u64;
+    }
+    out
+}
+
+impl Mrg32k3a {
+    /// ns-3 `RngStream(seed, stream, substream)`.
+    pub fn ns3(seed: u32, stream: u64, substream: u64) -> Mrg32k3a {
+        assert!(seed != 0 && (seed as u64) < MRG_M2, "MRG32k3a seed out of range");
+        let mut g = Mrg32k3a { s: [seed as u64; 6] };
+        g.advance(stream, 127);
+        g.advance(substream, 76);
+        g
+    }
+
+    /// Jump `n * 2^by` steps: the transition matrices raised to 2^(by + bit) for each set bit.
+    fn advance(&mut self, n: u64, by: u32) {
+        if n == 0 {
+            return;
+        }
+        let (mut a1, mut a2) = (MRG_A1, MRG_A2);
+        for _ in 0..by {
+            a1 = mat_mul(&a1, &a1, MRG_M1);
+            a2 = mat_mul(&a2, &a2, MRG_M2);
+        }
+        for bit in 0..64 {
+            if (n >> bit) & 1 == 1 {
+                let x = mat_vec(&a1, [self.s[0], self.s[1], self.s[2]], MRG_M1);
+                let y = mat_vec(&a2, [self.s[3], self.s[4], self.s[5]], MRG_M2);
+                self.s = [x[0], x[1], x[2], y[0], y[1], y[2]];
+            }
+            if n >> bit <= 1 {
+                break;
+            }
+            a1 = mat_mul(&a1, &a1, MRG_M1);
+            a2 = mat_mul(&a2, &a2, MRG_M2);
+        }
+    }
+
+    /// The next uniform in (0, 1) (`RngStream::RandU01`: the two components combined as
+    /// (p1 - p2) mod m1, times 1 / (m1 + 1)).
+    pub fn u01(&mut self) -> f64 {
+        let s = &mut self.s;
+        let p1 = (1_403_580 * s[1] + 810_728 * (MRG_M1 - s[0])) % MRG_M1; // < 2^54
+        s[0] = s[1];
+        s[1] = s[2];
+        s[2] = p1;
+        let p2 = (527_612 * s[5] + 1_370_589 * (MRG_M2 - s[3])) % MRG_M2;
+        s[3] = s[4];
+        s[4] = s[5];
+        s[5] = p2;
+        let d = if p1 > p2 { p1 - p2 } else { p1 + MRG_M1 - p2 };
+        d as f64 * (1.0 / (MRG_M1 as f64 + 1.0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// L'Ecuyer's package starts its first stream from seed 12345 (all six words): its first
+    /// outputs are 0.1270111220..., 0.3185275653... (the published check values); ns-3's
+    /// TcpBbr stream (seed 1, stream 2^63 + 4) for run 1 starts with 0.15175525..., the draw
+    /// that put ns-3's BBR in ProbeBW phase 0 in the validation case of seed 1.
+    #[test]
+    fn mrg32k3a_gives_the_published_values_and_ns3s_streams() {
+        let mut g = Mrg32k3a::ns3(12345, 0, 0);
+        assert_eq!(g.u01(), 0.12701112204657714);
+        assert_eq!(g.u01(), 0.3185275653967945);
+        let mut g = Mrg32k3a::ns3(1, (1 << 63) + 4, 1);
+        assert_eq!(g.u01(), 0.15175525531291337);
+        assert_eq!(g.u01(), 0.39049746450583284);
+        assert_eq!(Mrg32k3a::ns3(1, (1 << 63) + 4, 3).u01(), 0.47863676248966874);
+    }
 
     #[test]
     fn same_seed_and_name_give_the_same_stream() {

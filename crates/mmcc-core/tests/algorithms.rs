@@ -121,22 +121,25 @@ fn bbr_probes_rtt_every_10_s_for_200_ms_at_4_packets() {
     }
 }
 
-/// `probe_rtt_app_limited = 0` reproduces ns-3 3.37's TcpBbr, which does not mark the ProbeRTT
-/// flight (its own m_appLimited is never read by the rate sampler): at 20 ms RTT the first
-/// ProbeRTT's low-rate samples displace the bandwidth estimate and the link is far from full
-/// in the second after it.
+/// The `ns3` profile runs ns-3 3.37's TcpBbr, which does not mark the ProbeRTT flight
+/// application-limited (its own m_appLimited is never read by the rate sampler): at 20 ms RTT a
+/// ProbeRTT's low-rate samples can displace the bandwidth estimate, after which the link is far
+/// from full (which ProbeRTT does depends on the ProbeBW phase ns-3's generator draws; with this
+/// seed the fourth). tests/test_profiles_ns3.py pins ns-3's own trace of such a collapse.
 #[test]
-fn bbr_without_app_limited_probe_rtt_collapses_as_ns3_does() {
-    let mut cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(13));
+fn ns3_profile_bbr_can_collapse_after_probe_rtt_as_ns3s_tcpbbr_does() {
+    let mut cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(45));
     cfg.flows[0].cca = "bbr".into();
     cfg.flows[0].tcp.profile = Profile::Ns3;
-    cfg.flows[0].cca_params.insert("probe_rtt_app_limited".into(), 0.0);
     let out = run(cfg).unwrap();
     let t = f64col(&out, "series", "t_s");
     let tp = f64col(&out, "series", "throughput_mbps");
-    let v: Vec<f64> = t.iter().zip(&tp).filter(|(&x, _)| (11.0..12.0).contains(&x)).map(|(_, y)| *y).collect();
-    let after = v.iter().sum::<f64>() / v.len() as f64;
-    assert!(after < 500.0, "{after:.0} Mb/s in the second after the first ProbeRTT");
+    let mean = |a: f64, b: f64| {
+        let v: Vec<f64> = t.iter().zip(&tp).filter(|(&x, _)| x >= a && x < b).map(|(_, y)| *y).collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    let worst = (1..=4).map(|k| mean(k as f64 * 10.0 + 1.0, k as f64 * 10.0 + 2.0)).fold(f64::MAX, f64::min);
+    assert!(worst < 500.0, "{worst:.0} Mb/s: no ProbeRTT collapsed the estimate");
 }
 
 /// Linux marks the flight of ProbeRTT application-limited, so its low-rate samples do not
@@ -144,10 +147,14 @@ fn bbr_without_app_limited_probe_rtt_collapses_as_ns3_does() {
 /// whole 10-round window and BBR restarts from a fraction of the link after every ProbeRTT.
 #[test]
 fn bbr_keeps_the_link_full_after_every_probe_rtt_at_short_rtt() {
+    // the linux profile, and the ns3 profile's TcpBbr told to mark the flight as Linux does
     for profile in [Profile::Linux, Profile::Ns3] {
         let mut cfg = dumbbell(Bandwidth::gbps(1), Dur::from_millis(20), 2_500_000, Dur::from_secs(45));
         cfg.flows[0].cca = "bbr".into();
         cfg.flows[0].tcp.profile = profile;
+        if profile == Profile::Ns3 {
+            cfg.flows[0].cca_params.insert("probe_rtt_app_limited".into(), 1.0);
+        }
         let out = run(cfg).unwrap();
         let t = f64col(&out, "series", "t_s");
         let tp = f64col(&out, "series", "throughput_mbps");

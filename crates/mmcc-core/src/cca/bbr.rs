@@ -18,13 +18,14 @@
 //!   in it (Linux `bbr_update_min_rtt` sets `tp->app_limited`), so its low-rate samples do not
 //!   displace the bandwidth estimate: at short RTTs 200 ms of ProbeRTT spans the whole
 //!   10-round window.
-//! - Pacing rate = pacing_gain * BtlBw * 0.99 (Linux; ns-3's TcpBbr has no margin: the `ns3`
-//!   profile paces at pacing_gain * BtlBw); before the first sample, 2.885 * cwnd / SRTT.
+//! - Pacing rate = pacing_gain * BtlBw * 0.99; before the first sample, 2.885 * cwnd / SRTT.
 //! - ProbeBW starts in a random phase of the gain cycle, drawn from the flow's seeded stream:
-//!   Linux `bbr_reset_probe_bw_mode` any phase but the probing one (index 7 - U{0..6}: 1..7);
-//!   ns-3 `TcpBbr::EnterProbeBW` neither the probing nor the draining one (7 - U{0..5}: 2..7).
+//!   `bbr_reset_probe_bw_mode` any phase but the probing one (index 7 - U{0..6}: 1..7).
+//!
+//! This is the `linux` profile's BBR. The `ns3` profile runs ns-3 3.37's `TcpBbr` instead
+//! ([`super::bbr_ns3`]), whose filter, rate samples, recovery and ProbeRTT differ.
 
-use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, ParamSpec, Params, Profile};
 use super::RateSample;
 use crate::time::{Bandwidth, Dur, Time};
 use std::collections::VecDeque;
@@ -38,14 +39,22 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
         default: 1.0,
         min: 0.0,
         max: 1.0,
-        help: "1: ProbeRTT marks its flight application-limited (Linux, the default in both profiles); \
-               0: it does not, as ns-3 3.37's TcpBbr effectively behaves (it sets its own m_appLimited, \
-               which the rate sampler never reads), so short-RTT ProbeRTTs can collapse the bandwidth estimate",
+        help: "1: ProbeRTT marks its flight application-limited (Linux; the default of the linux profile); \
+               0: it does not, as ns-3 3.37's TcpBbr behaves (it sets its own m_appLimited, which the rate \
+               sampler never reads; the default of the ns3 profile), so short-RTT ProbeRTTs can collapse \
+               the bandwidth estimate",
     }],
+    // The ns3 profile runs ns-3's TcpBbr (bbr_ns3.rs), the linux profile Linux's tcp_bbr.c.
     build: |p: &Params| {
-        let mut b = Bbr::new();
-        b.probe_rtt_app_limited = p.get("probe_rtt_app_limited") != 0.0;
-        Box::new(b)
+        let marked = p.given("probe_rtt_app_limited").map(|v| v != 0.0);
+        match p.profile {
+            Profile::Ns3 => super::bbr_ns3::build(marked.unwrap_or(false)),
+            Profile::Linux => {
+                let mut b = Bbr::new();
+                b.probe_rtt_app_limited = marked.unwrap_or(true);
+                Box::new(b)
+            }
+        }
     },
 };
 
@@ -177,10 +186,8 @@ impl Bbr {
     fn enter_probe_bw(&mut self, cc: &mut CcState) {
         self.mode = Mode::ProbeBw;
         self.cwnd_gain = 2.0;
-        // Linux: CYCLE_LEN - 1 - get_random_u32_below(bbr_cycle_rand = 7); ns-3:
-        // GAIN_CYCLE_LENGTH - 1 - (int) m_uv->GetValue(0, 6)
-        let phases = if cc.ns3() { 6 } else { 7 };
-        self.cycle_index = CYCLE.len() - 1 - cc.rng.below(phases) as usize;
+        // CYCLE_LEN - 1 - get_random_u32_below(bbr_cycle_rand = 7)
+        self.cycle_index = CYCLE.len() - 1 - cc.rng.below(7) as usize;
         self.cycle_stamp = cc.now;
         self.pacing_gain = CYCLE[self.cycle_index];
     }
@@ -300,9 +307,8 @@ impl Bbr {
     fn set_pacing_rate(&mut self, cc: &mut CcState) {
         let bw = self.btlbw();
         let rate = if bw > 0.0 {
-            // Linux paces 1 % below the estimate (bbr_pacing_margin_percent); ns-3 3.37's
-            // TcpBbr::SetPacingRate uses the estimate as it is
-            self.pacing_gain * bw * if cc.ns3() { 1.0 } else { PACING_MARGIN }
+            // 1 % below the estimate (bbr_pacing_margin_percent)
+            self.pacing_gain * bw * PACING_MARGIN
         } else {
             let srtt = cc.srtt.map_or(1e-3, |d| d.secs_f64().max(1e-6));
             HIGH_GAIN * cc.cwnd as f64 / srtt
@@ -428,16 +434,15 @@ mod tests {
     use super::super::testing::state;
     use super::*;
 
-    /// The ProbeBW start phase is drawn from the flow's stream: Linux any of 1..7, ns-3 2..7
-    /// (never the probing phase 0; ns-3 never the draining phase 1 either); one seed, one phase.
+    /// The ProbeBW start phase is drawn from the flow's stream: any of 1..7 (never the
+    /// probing phase 0); one seed, one phase.
     #[test]
     fn probe_bw_starts_in_a_seeded_random_phase() {
-        use crate::cca::Profile;
-        for (profile, want) in [(Profile::Linux, 1..=7usize), (Profile::Ns3, 2..=7)] {
+        {
+            let want = 1..=7usize;
             let mut seen = std::collections::BTreeSet::new();
             for seed in 0..200 {
                 let mut cc = state(1448, 100, 1000);
-                cc.profile = profile;
                 cc.rng = crate::rng::Rng::stream(seed, "flow/0/cca");
                 let mut b = Bbr::new();
                 b.enter_probe_bw(&mut cc);
@@ -448,7 +453,7 @@ mod tests {
                 assert_eq!(again.cycle_index, b.cycle_index);
                 assert_eq!(b.pacing_gain, CYCLE[b.cycle_index]);
             }
-            assert_eq!(seen, want.collect(), "{profile:?}");
+            assert_eq!(seen, want.collect());
         }
     }
 
@@ -480,6 +485,8 @@ mod tests {
                 prior_in_flight: inflight,
                 in_flight: inflight,
                 valid: true,
+                timed: true,
+                rate: Bandwidth::from_bytes_per(delivered, rtt),
             };
             self.cc.now += rtt;
             self.cc.delivered += delivered;

@@ -17,6 +17,7 @@
 //! written in segments as the publications write them.
 
 pub mod bbr;
+pub mod bbr_ns3;
 pub mod bic;
 pub mod cubic;
 pub mod dtcp;
@@ -123,6 +124,9 @@ pub struct CcState {
     pub max_rtt: Option<Dur>,
     /// Total bytes delivered to the receiver so far (cumulative + SACKed).
     pub delivered: u64,
+    /// Bytes the ACK being processed delivered (cumulatively or by SACK; ns-3
+    /// `m_lastAckedSackedBytes`).
+    pub acked_sacked: u64,
     /// Pacing rate set by the algorithm (None: the stack's default).
     pub pacing_rate: Option<Bandwidth>,
     /// The sender is application-limited (no data while cwnd allowed more).
@@ -135,6 +139,9 @@ pub struct CcState {
     /// First unacknowledged byte and next byte to send (for per-round bookkeeping).
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// The run's seed, for the `ns3` profile's draws from ns-3's own generator (ns-3's run
+    /// number; BBR's ProbeBW phase).
+    pub run_seed: u64,
 }
 
 impl CcState {
@@ -161,6 +168,8 @@ impl CcState {
             receiver_rate: None,
             snd_una: 0,
             snd_nxt: 0,
+            acked_sacked: 0,
+            run_seed: 0,
         }
     }
     pub fn in_slow_start(&self) -> bool {
@@ -266,6 +275,8 @@ pub struct ParamSpec {
 pub struct Params<'a> {
     specs: &'static [ParamSpec],
     values: &'a BTreeMap<String, f64>,
+    /// The flow's stack profile.
+    pub profile: Profile,
 }
 
 impl Params<'_> {
@@ -335,9 +346,12 @@ pub fn lookup(name: &str) -> Option<&'static AlgorithmInfo> {
 }
 
 /// Build an algorithm by name with parameter overrides; errors name what is allowed.
+/// `profile` is the flow's stack profile: an algorithm whose ns-3 class and Linux module differ
+/// too much for switches inside one model (BBR) builds the reference's own.
 pub fn build(
     name: &str,
     overrides: &BTreeMap<String, f64>,
+    profile: Profile,
 ) -> Result<Box<dyn CongestionControl>, String> {
     let info = lookup(name).ok_or_else(|| {
         let names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
@@ -380,6 +394,7 @@ pub fn build(
     Ok((info.build)(&Params {
         specs: info.params,
         values: overrides,
+        profile,
     }))
 }
 
@@ -418,14 +433,14 @@ mod tests {
 
     #[test]
     fn unknown_algorithm_and_parameter_errors_list_what_is_allowed() {
-        let e = build("newrenoo", &BTreeMap::new()).err().unwrap();
+        let e = build("newrenoo", &BTreeMap::new(), Profile::Linux).err().unwrap();
         assert!(
             e.contains("unknown congestion control algorithm 'newrenoo'") && e.contains("newreno"),
             "{e}"
         );
         let mut p = BTreeMap::new();
         p.insert("beta".to_string(), 0.3);
-        let e = build("newreno", &p).err().unwrap();
+        let e = build("newreno", &p, Profile::Linux).err().unwrap();
         assert!(e.contains("has no parameter 'beta'"), "{e}");
     }
 
@@ -433,13 +448,13 @@ mod tests {
     fn parameters_out_of_their_range_are_refused() {
         let mut p = BTreeMap::new();
         p.insert("beta".to_string(), 1e9);
-        let e = build("cubic", &p).err().unwrap();
+        let e = build("cubic", &p, Profile::Linux).err().unwrap();
         assert!(
             e.contains("parameter 'beta' of 'cubic' is 1000000000; allowed: 0..1"),
             "{e}"
         );
         p.insert("beta".to_string(), 0.8);
-        assert!(build("cubic", &p).is_ok());
+        assert!(build("cubic", &p, Profile::Linux).is_ok());
         for a in algorithms() {
             for s in a.params {
                 assert!(

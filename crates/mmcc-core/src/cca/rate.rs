@@ -27,16 +27,19 @@ pub struct RateSample {
     pub in_flight: u64,
     /// The sample is valid (interval known and at least the minimum RTT).
     pub valid: bool,
+    /// The sample has timing information (a packet with a send-time snapshot was delivered;
+    /// ns-3's `m_delivered >= 0`).
+    pub timed: bool,
+    /// The delivery rate the stack's sampler reports: Linux delivered / interval for a valid
+    /// sample, else zero; ns-3 its persistent `m_deliveryRate` (see `tcp::rate`).
+    pub rate: Bandwidth,
 }
 
 impl RateSample {
-    /// delivered / interval; zero when the sample is invalid.
+    /// The sampler's delivery rate (Linux: delivered / interval, zero when the sample is
+    /// invalid; ns-3: the last recorded rate).
     pub fn delivery_rate(&self) -> Bandwidth {
-        if self.valid {
-            Bandwidth::from_bytes_per(self.delivered, self.interval)
-        } else {
-            Bandwidth(0)
-        }
+        self.rate
     }
 }
 

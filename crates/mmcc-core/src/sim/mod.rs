@@ -170,13 +170,15 @@ impl Simulation {
             let algo = match custom.remove(&i) {
                 Some(a) => a,
                 None => {
-                    cca::build(&f.cca, &f.cca_params).map_err(|e| format!("flows[{i}]: {e}"))?
+                    cca::build(&f.cca, &f.cca_params, f.tcp.resolve().profile)
+                        .map_err(|e| format!("flows[{i}]: {e}"))?
                 }
             };
             let cca_name = algo.name().to_string();
             let tcp = f.tcp.resolve();
             let mut sender = TcpSender::new(i as u32, f.src, f.dst, &tcp, &f.app, f.start, algo);
             sender.cc.rng = crate::rng::Rng::stream(cfg.seed, &format!("flow/{i}/cca"));
+            sender.cc.run_seed = cfg.seed;
             flows.push(Flow {
                 sender,
                 receiver: TcpReceiver::new(i as u32, f.dst, f.src, &tcp),

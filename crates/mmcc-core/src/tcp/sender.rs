@@ -83,6 +83,12 @@ pub struct TcpSender {
     pub over_cwnd_sends: u64,
     /// Spurious-timeout detection and undo (the `frto` switch).
     undo: Undo,
+    /// ns3 profile: bytes in flight as ns-3's `m_bytesInFlight` reads while an ACK is processed:
+    /// after the ACK's scoreboard update, re-read when fast recovery marks the head lost, never
+    /// counting this ACK's own transmissions (it is only recomputed by `BytesInFlight()`).
+    ns3_flight: u64,
+    /// When the SYN went out, if it was not retransmitted (its RTT sample, `ns3` profile).
+    syn_sent: Option<Time>,
     /// ns3 profile: the next partial ACK of this recovery episode is its first, the one that
     /// restarts the retransmission timer (`m_isFirstPartialAck`).
     first_partial_ack: bool,
@@ -138,11 +144,13 @@ impl TcpSender {
                 cfg.max_rto,
                 cfg.clock_granularity,
             ),
-            rate: RateSampler::default(),
+            rate: RateSampler::new(cfg.profile == Profile::Ns3),
             app: App::new(app, start),
             app_stopped: false,
             dupacks: 0,
             dup_bytes: 0,
+            ns3_flight: 0,
+            syn_sent: None,
             recover: None,
             prr: Prr::default(),
             rwnd: u64::MAX,
@@ -182,8 +190,9 @@ impl TcpSender {
     }
 
     /// ns-3 `TcpSocketBase::SendEmptyPacket(SYN)`: retransmitted after `ConnTimeout` (3 s),
-    /// doubled per retry, at most `SynRetries` (6) times. The SYN gives no RTT sample (ns-3 keeps
-    /// no RTT history for it).
+    /// doubled per retry, at most `SynRetries` (6) times. In the `ns3` profile the SYN-ACK gives
+    /// the first RTT sample unless the SYN was retransmitted (the SYN enters ns-3's RTT history;
+    /// `ProcessSynSent` calls `EstimateRtt`).
     fn send_syn(&mut self, ctx: &mut Ctx) {
         let tries = self.syn_tries.unwrap_or(0);
         if tries > 6 {
@@ -191,6 +200,7 @@ impl TcpSender {
         }
         let opt = crate::net::packet::syn_option_bytes(self.cfg.timestamps);
         let p = Packet::handshake(crate::net::Kind::Syn, self.flow, self.node, self.peer, ctx.now, opt, tries > 0);
+        self.syn_sent = (tries == 0).then_some(ctx.now);
         ctx.out.push(p);
         let t = ctx.now + Dur(Dur::from_secs(3).0 << tries);
         self.syn_tries = Some(tries + 1);
@@ -205,6 +215,22 @@ impl TcpSender {
             return; // a duplicate SYN-ACK
         }
         self.syn_timer.cancel();
+        if self.cfg.profile == Profile::Ns3 {
+            if let Some(sent) = self.syn_sent {
+                // TcpSocketBase::EstimateRtt on the SYN-ACK (with timestamps: whole ms)
+                let r = if self.ns3_timestamps {
+                    match ts_ms(ctx.now).saturating_sub(ts_ms(sent)) {
+                        0 => Dur::from_micros(1),
+                        m => Dur::from_millis(m),
+                    }
+                } else {
+                    ctx.now - sent
+                };
+                self.rtt.sample(r);
+                ctx.rec.on_rtt(ctx.now, r);
+                self.sync_rtt();
+            }
+        }
         // the handshake's ACK goes out first (ns-3 TcpSocketBase::ProcessSynSent: SendEmptyPacket
         // (ACK), then SendPendingData)
         let kind = crate::net::Kind::HandshakeAck;
@@ -399,7 +425,10 @@ impl TcpSender {
     fn emit(&mut self, seq: u64, len: u32, retx: bool, ctx: &mut Ctx) {
         let mut pkt = Packet::data(self.flow, self.node, self.peer, seq, len, ctx.now, retx);
         pkt.opt = self.opt_bytes;
-        if let Some(rate) = self.pacing_rate() {
+        // ns-3 paces only once the initial window has gone out (`IsPacingEnabled`: highTxMark
+        // above the initial window; `PaceInitialWindow` is off by default); Linux from the start
+        let paced = self.cfg.profile == Profile::Linux || self.sb.snd_nxt >= self.cc.initial_cwnd;
+        if let Some(rate) = self.pacing_rate().filter(|_| paced) {
             // Pacing rates are payload rates (delivery-rate samples count payload bytes), so a
             // segment takes its payload's time: ns-3 SendPendingData schedules
             // CalculateBytesTxTime(payload), to the nearest ns; Linux converts BBR's packet rate
@@ -456,6 +485,7 @@ impl TcpSender {
             ctx.rec.on_ack(ctx.now, false);
             return; // an old ACK overtaken by a newer one
         }
+        let lost_before = self.sb.lost_bytes();
         let mut ack = self.process_ack(pkt, ctx);
         if self.cfg.profile == Profile::Ns3 && self.cc.state == CaState::Loss && self.episode_over() {
             // ns-3 ProcessAck, leaving CA_LOSS: the window grows by the segments above the
@@ -464,6 +494,7 @@ impl TcpSender {
             ack.ev.segments_acked = (above / self.mss) as u32;
         }
         let newly_lost = self.detect_losses(&ack);
+        self.ns3_flight = self.pipe();
         // ns-3's PktsAcked: before cwnd = ssthresh when the ACK ends fast recovery, else after
         // the state machine (after DoRecovery / EnterRecovery); one segment for an ACK that
         // does not advance snd_una and for a partial ACK in recovery (`PktsAcked(tcb, 1, ..)`).
@@ -482,6 +513,13 @@ impl TcpSender {
         if let Some((ev, false)) = ns3_hook {
             self.cca.on_ack(&mut self.cc, &ev);
         }
+        // ns-3's rate sample reports the change of its lost count (`m_lostOut`: lost marks not
+        // yet acknowledged or SACKed) over the whole ACK, in either direction
+        // (TcpSocketBase::ReceivedAck: `currentLost > previousLost ? .. : previousLost - ..`)
+        let newly_lost = match self.cfg.profile {
+            Profile::Ns3 => self.sb.lost_bytes().abs_diff(lost_before),
+            Profile::Linux => newly_lost,
+        };
         self.congestion_control(&ack, grow, newly_lost);
         self.rearm_rto(ack.advanced, ack.new_sack, ctx);
         self.try_send(ctx);
@@ -596,6 +634,7 @@ impl TcpSender {
         self.cc.snd_nxt = self.sb.snd_nxt;
         self.cc.delivered = self.rate.delivered;
         self.cc.bytes_in_flight = prior_in_flight;
+        self.cc.acked_sacked = res.delivered;
         // Segments the algorithm counts: ns-3 the cumulatively acknowledged ones
         // (ProcessAck's segsAcked, SACKed before or not); Linux the newly delivered ones
         // (tcp_ack's acked_sacked: cumulatively acknowledged or SACKed by this ACK).
@@ -703,8 +742,10 @@ impl TcpSender {
             CaState::Recovery => {
                 if self.episode_over() {
                     // RFC 6675 / RFC 6937: recovery ends; cwnd = ssthresh (ns-3 ExitRecovery,
-                    // Linux tcp_end_cwnd_reduction), and the same ACK may grow it (both).
-                    if !controls {
+                    // Linux tcp_end_cwnd_reduction), and the same ACK may grow it (both). ns-3
+                    // 3.37's ProcessAck does it for every algorithm, also one with CongControl
+                    // (BBR, whose ssthresh is the initial one or the BDP it set when draining).
+                    if !controls || self.cfg.profile == Profile::Ns3 {
                         self.cc.cwnd = self.cc.ssthresh.max(self.mss);
                     }
                     self.dup_bytes = 0;
@@ -850,12 +891,17 @@ impl TcpSender {
         if grow && !self.cca.controls_window() && self.may_grow_cwnd() {
             self.cca.increase_window(&mut self.cc, &ack.ev);
         }
-        let mut rs = self.rate.finish(self.rtt.min());
+        // ns-3 validates the interval against m_minRtt, the smallest smoothed RTT
+        let min_rtt = if self.rate.ns3 { self.rtt.min_srtt() } else { self.rtt.min() };
+        let mut rs = self.rate.finish(min_rtt);
         rs.rtt = ack.ev.rtt;
         rs.acked_sacked = ack.delivered;
         rs.newly_lost = newly_lost;
         rs.prior_in_flight = ack.prior_in_flight;
-        rs.in_flight = self.pipe();
+        rs.in_flight = match self.cfg.profile {
+            Profile::Ns3 => self.ns3_flight,
+            Profile::Linux => self.pipe(),
+        };
         self.cca.on_rate_sample(&mut self.cc, &rs);
         if std::mem::take(&mut self.cc.request_app_limited) {
             // The algorithm asks that the samples of the current flight not count as
@@ -1010,6 +1056,7 @@ impl TcpSender {
         });
         self.sb.mark_head_lost();
         self.set_state(CaState::Recovery, ctx);
+        self.ns3_flight = self.pipe(); // EnterRecovery's BytesInFlight(), head marked lost
         if !controls {
             // the ACK that starts recovery acknowledges no retransmission
             let ssrb = self.ssrb(false, false);

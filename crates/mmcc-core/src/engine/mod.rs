@@ -124,6 +124,32 @@ impl<E: Copy> Scheduler<E> {
         }
     }
 
+    /// Reserve a position in the order of events of equal time, for an event whose time is
+    /// known now but which is scheduled later ([`Scheduler::schedule_reserved`]): it then runs
+    /// among the events of its instant as if it had been scheduled now (ns-3 schedules a
+    /// packet's reception when its transmission starts; mmcc's channels schedule only the head
+    /// of their propagation queue).
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// Schedule `ev` at `time` in the position `seq` reserved earlier.
+    #[inline]
+    pub fn schedule_reserved(&mut self, time: Time, seq: u64, ev: E) {
+        debug_assert!(time >= self.now && seq <= self.seq, "event scheduled in the past");
+        let e = Entry { key: key(time.max(self.now), seq), ev };
+        if self.hole {
+            self.hole = false;
+            self.sift_down(0, e);
+        } else {
+            self.heap.push(e);
+            let i = self.heap.len() - 1;
+            self.sift_up(i, e);
+        }
+    }
+
     /// Pop the next event if it is due no later than `until`, advancing the clock to it.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
@@ -182,6 +208,22 @@ mod tests {
             out.push((t.0, e));
         }
         assert_eq!(out, vec![(10, "a1"), (10, "a2"), (10, "a3"), (20, "b"), (30, "c")]);
+    }
+
+    /// A reserved position orders an event scheduled later before the events of its instant
+    /// scheduled in between (a packet whose arrival is scheduled only when the one ahead of it
+    /// arrives still runs before a timer set after its transmission started, as in ns-3).
+    #[test]
+    fn a_reserved_position_runs_before_later_scheduled_events_of_its_instant() {
+        let mut s = Scheduler::new();
+        let arrival = s.reserve(); // the packet starts its transmission
+        s.schedule(Time(50), "timer"); // a timer set afterwards, due at the same instant
+        s.schedule(Time(10), "head arrives");
+        assert_eq!(s.pop_until(Time::MAX), Some((Time(10), "head arrives")));
+        s.schedule_reserved(Time(50), arrival, "arrival"); // now scheduled, in its place
+        s.schedule(Time(50), "other");
+        let order: Vec<_> = std::iter::from_fn(|| s.pop_until(Time::MAX).map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!["arrival", "timer", "other"]);
     }
 
     #[test]

@@ -119,11 +119,22 @@ enum Discipline {
     },
 }
 
+/// No reserved scheduler position.
+const NO_STAMP: u64 = u64::MAX;
+
 /// What the channel asks its owner to schedule after a call.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Wakes {
+    /// In: the scheduler position reserved for the event being handled (`Scheduler::reserve`).
+    /// A packet whose transmission starts now has its arrival ordered there among events of the
+    /// same instant, as ns-3 schedules a packet's reception when its transmission starts
+    /// (`PointToPointChannel::TransmitStart`); a queued packet's arrival is ordered when it is
+    /// scheduled.
+    pub stamp: Option<u64>,
     /// Schedule the arrival of the propagation FIFO's head at this time.
     pub arrival: Option<Time>,
+    /// The position reserved for that arrival, if any.
+    pub arrival_stamp: Option<u64>,
     /// Schedule the end of the current transmission (CoDel path).
     pub tx_done: Option<Time>,
     /// A reordered packet was held back: collect it with [`Channel::take_delayed`].
@@ -153,7 +164,8 @@ pub struct Channel {
     disc: Discipline,
     busy_until: Time,
     /// Packets in propagation (or waiting, on the drop-tail path), in arrival order.
-    flight: VecDeque<(Time, Packet)>,
+    /// Packets on the wire: arrival time, reserved scheduler position (`NO_STAMP`: none), packet.
+    flight: VecDeque<(Time, u64, Packet)>,
     /// An arrival event for the FIFO head is in the scheduler.
     arrival_scheduled: bool,
     error: Option<ErrorModel>,
@@ -288,8 +300,8 @@ impl Channel {
         let pending: u64 = self
             .flight
             .iter()
-            .filter(|(at, _)| at.0.saturating_sub(self.delay.0) > end.0)
-            .map(|(_, p)| (p.wire_bytes() + self.framing) as u64)
+            .filter(|(at, _, _)| at.0.saturating_sub(self.delay.0) > end.0)
+            .map(|(_, _, p)| (p.wire_bytes() + self.framing) as u64)
             .sum();
         self.tx_bytes.saturating_sub(pending)
     }
@@ -363,7 +375,7 @@ impl Channel {
         if let Discipline::CoDel { q, .. } = &self.disc {
             q.for_each(|p| f(p));
         }
-        for (_, p) in &self.flight {
+        for (_, _, p) in &self.flight {
             f(p);
         }
     }
@@ -395,7 +407,7 @@ impl Channel {
                     *waiting_bytes += size as u64;
                 }
                 self.rate_at(start);
-                self.transmit(pkt, size, start, wakes);
+                self.transmit(pkt, size, start, now, wakes);
                 Ok(())
             }
             Discipline::CoDel { q, tx_busy } => {
@@ -406,7 +418,7 @@ impl Channel {
                 self.rate_at(now);
                 let d = self.cur_rate.tx_time_nearest(size as u64);
                 wakes.tx_done = Some(now + d);
-                self.transmit(pkt, size, now, wakes);
+                self.transmit(pkt, size, now, now, wakes);
                 Ok(())
             }
         }
@@ -422,7 +434,7 @@ impl Channel {
             Some(e) => {
                 self.rate_at(now);
                 wakes.tx_done = Some(now + self.cur_rate.tx_time_nearest(e.size as u64));
-                self.transmit(&e.pkt, e.size, now, wakes);
+                self.transmit(&e.pkt, e.size, now, now, wakes);
             }
             None => *tx_busy = false,
         }
@@ -431,7 +443,7 @@ impl Channel {
     /// Start transmitting at `start`: the packet arrives at the far end after serialization and
     /// propagation (plus the reordering delay, if drawn).
     #[inline]
-    fn transmit(&mut self, pkt: &Packet, size: u32, start: Time, wakes: &mut Wakes) {
+    fn transmit(&mut self, pkt: &Packet, size: u32, start: Time, now: Time, wakes: &mut Wakes) {
         let end = start + self.tx_time(size);
         self.busy_until = end;
         self.tx_packets += 1;
@@ -450,10 +462,12 @@ impl Channel {
             wakes.handoff = true;
             return;
         }
-        self.flight.push_back((at, *pkt));
+        let stamp = wakes.stamp.filter(|_| start == now).unwrap_or(NO_STAMP);
+        self.flight.push_back((at, stamp, *pkt));
         if !self.arrival_scheduled {
             self.arrival_scheduled = true;
             wakes.arrival = Some(at);
+            wakes.arrival_stamp = (stamp != NO_STAMP).then_some(stamp);
         }
     }
 
@@ -461,12 +475,13 @@ impl Channel {
     /// outage). Schedules the next head's arrival through `wakes`.
     #[inline]
     pub fn arrive(&mut self, now: Time, wakes: &mut Wakes) -> Option<(Packet, Verdict)> {
-        let (at, pkt) = self.flight.pop_front()?;
+        let (at, _, pkt) = self.flight.pop_front()?;
         debug_assert_eq!(at, now);
         self.arrival_scheduled = false;
-        if let Some(&(next, _)) = self.flight.front() {
+        if let Some(&(next, stamp, _)) = self.flight.front() {
             self.arrival_scheduled = true;
             wakes.arrival = Some(next);
+            wakes.arrival_stamp = (stamp != NO_STAMP).then_some(stamp);
         }
         let v = self.verdict(&pkt, now);
         Some((pkt, v))

@@ -83,10 +83,13 @@ pub struct TcpSender {
     pub over_cwnd_sends: u64,
     /// Spurious-timeout detection and undo (the `frto` switch).
     undo: Undo,
-    /// ns3 profile: bytes in flight as ns-3's `m_bytesInFlight` reads while an ACK is processed:
-    /// after the ACK's scoreboard update, re-read when fast recovery marks the head lost, never
-    /// counting this ACK's own transmissions (it is only recomputed by `BytesInFlight()`).
+    /// ns3 profile: bytes in flight as ns-3's `m_bytesInFlight` reads while an ACK is processed
+    /// (only `BytesInFlight()` recomputes it): after the ACK's scoreboard update, re-read when
+    /// fast recovery marks the head lost and before each retransmission, so never counting this
+    /// ACK's own transmissions.
     ns3_flight: u64,
+    /// Cumulatively acknowledged segments waiting for ns-3's rate-sampler order (a reused buffer).
+    ns3_cum_delivered: Vec<crate::tcp::scoreboard::SegRec>,
     /// When the SYN went out, if it was not retransmitted (its RTT sample, `ns3` profile).
     syn_sent: Option<Time>,
     /// ns3 profile: the next partial ACK of this recovery episode is its first, the one that
@@ -151,6 +154,7 @@ impl TcpSender {
             dup_bytes: 0,
             ns3_flight: 0,
             syn_sent: None,
+            ns3_cum_delivered: Vec::new(),
             recover: None,
             prr: Prr::default(),
             rwnd: u64::MAX,
@@ -392,15 +396,24 @@ impl TcpSender {
         self.cc.in_slow_start() && self.cc.cwnd < 2 * self.max_outstanding
     }
 
+    /// Whether the packet about to go out starts a transmission for the rate sampler. Linux
+    /// (`tcp_rate_skb_sent`): nothing is outstanding (`packets_out == 0`), not when the pipe
+    /// estimate is zero (after an RTO everything is marked lost, but the flight continues); ns-3
+    /// (`SendDataPacket`): `BytesInFlight() == 0`, so the retransmission after a timeout starts
+    /// one (its delivery-rate sample then spans that retransmission, not the timeout).
+    fn starts_transmission(&self) -> bool {
+        match self.cfg.profile {
+            Profile::Ns3 => self.pipe() == 0,
+            Profile::Linux => self.sb.outstanding() == 0,
+        }
+    }
+
     /// Send `len` new bytes; `forced`: a transmission that does not ask cwnd (ns-3's
     /// `DoRetransmit` on a partial ACK).
     fn send_new(&mut self, len: u32, forced: bool, ctx: &mut Ctx) {
         let seq = self.sb.snd_nxt;
         let mut rec = SegRec::new(seq, len, ctx.now);
-        // Linux tcp_rate_skb_sent: the flow restarts from idle when nothing is outstanding
-        // (packets_out == 0), not when the pipe estimate is zero (after an RTO everything is
-        // marked lost, but the flight continues).
-        let idle = self.sb.outstanding() == 0;
+        let idle = self.starts_transmission();
         self.rate.on_send(&mut rec, ctx.now, idle);
         self.sb.push_new(rec);
         if !forced && self.pipe() > self.cc.cwnd {
@@ -413,7 +426,8 @@ impl TcpSender {
     fn retransmit(&mut self, id: u64, forced: bool, ctx: &mut Ctx) {
         let now = ctx.now;
         self.undo.retrans_stamp.get_or_insert(now); // Linux tcp_retransmit_skb
-        self.rate.on_send(self.sb.get_mut(id), now, false);
+        let idle = self.starts_transmission();
+        self.rate.on_send(self.sb.get_mut(id), now, idle);
         self.sb.on_retransmit(id, now);
         let (seq, len) = (self.sb.get(id).seq, self.sb.get(id).len);
         if !forced && self.pipe() > self.cc.cwnd {
@@ -437,7 +451,14 @@ impl TcpSender {
                 Profile::Ns3 => rate.tx_time_nearest(len as u64),
                 Profile::Linux => rate.tx_time_floor(len as u64),
             };
-            self.next_send_time = self.next_send_time.max(ctx.now) + gap;
+            // Linux adds every packet's time to the departure clock (tcp_wstamp_ns =
+            // max(tcp_wstamp_ns, now) + len / rate); ns-3's `SendDataPacket` starts the pacing
+            // timer only if it has expired, so a retransmission that goes out while it runs
+            // (`DoRetransmit` in recovery) does not delay the next packet.
+            self.next_send_time = match self.cfg.profile {
+                Profile::Ns3 if ctx.now < self.next_send_time => self.next_send_time,
+                _ => self.next_send_time.max(ctx.now) + gap,
+            };
         }
         ctx.out.push(pkt);
         ctx.rec.on_send(ctx.now, len, retx);
@@ -543,9 +564,22 @@ impl TcpSender {
             &[]
         };
         let rate = &mut self.rate;
-        let res = self
-            .sb
-            .on_ack(pkt.ack(), blocks, |s| rate.on_delivered(s, now));
+        // ns-3 hands the rate sampler the newly SACKed packets first (`ReadOptions`), then the
+        // cumulatively acknowledged ones (`DiscardUpTo`); the scoreboard walks the cumulative
+        // part first. The order matters to ns-3's sampler, whose ack-elapsed time chains from
+        // one delivered packet to the next.
+        let ack_no = pkt.ack();
+        let later = &mut self.ns3_cum_delivered;
+        let res = self.sb.on_ack(ack_no, blocks, |s| {
+            if rate.ns3 && s.end() <= ack_no {
+                later.push(*s);
+            } else {
+                rate.on_delivered(s, now);
+            }
+        });
+        for s in self.ns3_cum_delivered.drain(..) {
+            self.rate.on_delivered(&s, now);
+        }
         let advanced = res.cum_acked > 0;
 
         // Duplicate ACK. With SACK (RFC 6675 section 2, ns-3 `isDupack`, Linux `sacked_out`):
@@ -744,8 +778,11 @@ impl TcpSender {
                     // RFC 6675 / RFC 6937: recovery ends; cwnd = ssthresh (ns-3 ExitRecovery,
                     // Linux tcp_end_cwnd_reduction), and the same ACK may grow it (both). ns-3
                     // 3.37's ProcessAck does it for every algorithm, also one with CongControl
-                    // (BBR, whose ssthresh is the initial one or the BDP it set when draining).
-                    if !controls || self.cfg.profile == Profile::Ns3 {
+                    // (BBR, whose ssthresh is the initial one or the BDP it set when draining),
+                    // after the algorithm has heard of the end (`CA_EVENT_COMPLETE_CWR`, where
+                    // ns-3's BBR restores its window, which this then overrides).
+                    let ns3 = self.cfg.profile == Profile::Ns3;
+                    if !controls && !ns3 {
                         self.cc.cwnd = self.cc.ssthresh.max(self.mss);
                     }
                     self.dup_bytes = 0;
@@ -756,6 +793,9 @@ impl TcpSender {
                         CaState::Open
                     };
                     self.set_state(st, ctx);
+                    if ns3 {
+                        self.cc.cwnd = self.cc.ssthresh.max(self.mss);
+                    }
                     // Linux tcp_fastretrans_alert: the state it has just left is processed on
                     // the same ACK ("E. Process state"), so segments already marked lost beyond
                     // the old recovery point start the next recovery at once

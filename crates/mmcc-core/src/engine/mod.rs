@@ -3,7 +3,11 @@
 //! # Ordering contract
 //! Events are delivered in increasing `(time, seq)` order, where `seq` is a counter incremented
 //! at every `schedule` call. So events at the same instant run in the order they were scheduled
-//! (FIFO among equals), whatever their kind. Nothing else (no priority, no hash, no address)
+//! (FIFO among equals), whatever their kind. An event may also take a position reserved earlier
+//! ([`Scheduler::reserve`], [`Scheduler::schedule_reserved`]): a channel schedules only the head
+//! of its propagation queue, but each packet's arrival keeps the position of the moment its
+//! transmission started, where ns-3 schedules it (found against ns-3: a paced sender's timer
+//! and an ACK due at the same nanosecond). Nothing else (no priority, no hash, no address)
 //! enters the order, which makes every run reproducible from its configuration and seed.
 //!
 //! # Cancellation

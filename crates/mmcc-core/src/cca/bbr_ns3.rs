@@ -34,8 +34,9 @@
 //!   (`CA_EVENT_COMPLETE_CWR`). A timeout saves the window and starts a round; ProbeRTT exits
 //!   strictly after its 200 ms (`Now > m_probeRttDoneStamp`).
 //! - Once a ProbeRTT has set `m_appLimited`, a transmission from an empty pipe (after a
-//!   timeout) is an idle restart (`CwndEvent(CA_EVENT_TX_START)`): ProbeBW paces at gain 1 until
-//!   the next pacing update and ProbeRTT is not entered on the next ACK.
+//!   timeout, or when a collapsed window has drained) is an idle restart
+//!   (`CwndEvent(CA_EVENT_TX_START)`): ProbeBW paces that packet at gain 1 and ProbeRTT is not
+//!   entered on the next ACK.
 
 use super::bbr::Mode;
 use super::{CaState, CcState, CongestionControl, CongestionEvent, CongestionKind};
@@ -480,23 +481,7 @@ impl CongestionControl for Ns3Bbr {
     }
     fn on_state_change(&mut self, cc: &mut CcState, from: CaState) {
         match cc.state {
-            CaState::Loss if from != CaState::Loss => {
-                self.round_start = true;
-                if self.own_app_limited {
-                    // the retransmission after the timeout leaves an empty pipe: TX_START
-                    self.idle_restart = true;
-                    self.ack_epoch_time = cc.now;
-                    self.ack_epoch_acked = 0;
-                    if self.mode == Mode::ProbeBw {
-                        self.set_pacing_rate(cc, 1.0);
-                    } else if self.mode == Mode::ProbeRtt
-                        && self.probe_rtt_round_done
-                        && self.probe_rtt_done.is_some_and(|d| cc.now > d)
-                    {
-                        self.exit_probe_rtt(cc);
-                    }
-                }
-            }
+            CaState::Loss if from != CaState::Loss => self.round_start = true,
             CaState::Recovery if from != CaState::Recovery => {
                 self.save_cwnd(from, cc.cwnd);
                 cc.cwnd = (cc.bytes_in_flight + cc.acked_sacked.max(cc.mss)) as u32 as u64;
@@ -509,6 +494,24 @@ impl CongestionControl for Ns3Bbr {
                 cc.cwnd = cwnd32(cc.cwnd).max(self.prior_cwnd) as u64;
             }
             _ => {}
+        }
+    }
+    /// `CwndEvent(CA_EVENT_TX_START)`: once a ProbeRTT has set the class's `m_appLimited` (it is
+    /// never cleared), a transmission from an empty pipe is an idle restart.
+    fn on_tx_start(&mut self, cc: &mut CcState) {
+        if !self.own_app_limited {
+            return;
+        }
+        self.idle_restart = true;
+        self.ack_epoch_time = cc.now;
+        self.ack_epoch_acked = 0;
+        if self.mode == Mode::ProbeBw {
+            self.set_pacing_rate(cc, 1.0);
+        } else if self.mode == Mode::ProbeRtt
+            && self.probe_rtt_round_done
+            && self.probe_rtt_done.is_some_and(|d| cc.now > d)
+        {
+            self.exit_probe_rtt(cc);
         }
     }
     /// `CongControl`: the model, then the control parameters.

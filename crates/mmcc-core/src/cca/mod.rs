@@ -238,6 +238,10 @@ pub trait CongestionControl: Send {
         cc.cwnd.max(prior_cwnd)
     }
 
+    /// A transmission starts with nothing in flight (ns-3 and Linux `CA_EVENT_TX_START`), e.g.
+    /// after an idle period or a timeout.
+    fn on_tx_start(&mut self, _cc: &mut CcState) {}
+
     /// A delivery-rate sample for this ACK.
     fn on_rate_sample(&mut self, _cc: &mut CcState, _rs: &RateSample) {}
 

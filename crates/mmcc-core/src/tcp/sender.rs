@@ -331,6 +331,7 @@ impl TcpSender {
                 if pipe + self.sb.get(id).len as u64 > self.cc.cwnd {
                     return true;
                 }
+                self.tx_start_event(pipe);
                 self.retransmit(id, false, ctx);
                 continue;
             }
@@ -364,6 +365,7 @@ impl TcpSender {
                 return false;
             }
             self.cc.app_limited = false;
+            self.tx_start_event(pipe);
             self.send_new(len as u32, false, ctx);
         }
     }
@@ -394,6 +396,19 @@ impl TcpSender {
             return true;
         }
         self.cc.in_slow_start() && self.cc.cwnd < 2 * self.max_outstanding
+    }
+
+    /// `CA_EVENT_TX_START` before a transmission from an empty pipe: ns-3 `SendPendingData`
+    /// (`m_bytesInFlight == 0`, any segment NextSeg picks), Linux `tcp_event_data_sent`
+    /// (`packets_out == 0`, new data).
+    fn tx_start_event(&mut self, pipe: u64) {
+        let empty = match self.cfg.profile {
+            Profile::Ns3 => pipe == 0,
+            Profile::Linux => self.sb.outstanding() == 0,
+        };
+        if empty {
+            self.cca.on_tx_start(&mut self.cc);
+        }
     }
 
     /// Whether the packet about to go out starts a transmission for the rate sampler. Linux

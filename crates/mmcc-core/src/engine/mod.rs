@@ -117,7 +117,11 @@ impl<E: Copy> Scheduler<E> {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let time = time.max(self.now);
         self.seq += 1;
-        let e = Entry { key: key(time, self.seq), ev };
+        self.insert(Entry { key: key(time, self.seq), ev });
+    }
+
+    #[inline]
+    fn insert(&mut self, e: Entry<E>) {
         if self.hole {
             self.hole = false;
             self.sift_down(0, e);
@@ -143,15 +147,7 @@ impl<E: Copy> Scheduler<E> {
     #[inline]
     pub fn schedule_reserved(&mut self, time: Time, seq: u64, ev: E) {
         debug_assert!(time >= self.now && seq <= self.seq, "event scheduled in the past");
-        let e = Entry { key: key(time.max(self.now), seq), ev };
-        if self.hole {
-            self.hole = false;
-            self.sift_down(0, e);
-        } else {
-            self.heap.push(e);
-            let i = self.heap.len() - 1;
-            self.sift_up(i, e);
-        }
+        self.insert(Entry { key: key(time.max(self.now), seq), ev });
     }
 
     /// Pop the next event if it is due no later than `until`, advancing the clock to it.

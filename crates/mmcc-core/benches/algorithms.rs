@@ -45,7 +45,6 @@ fn per_ack_ns(name: &str) -> f64 {
             prior_in_flight: cc.cwnd,
             valid: true,
             timed: true,
-            rate: mmcc_core::time::Bandwidth::from_bytes_per(1448 * 1000, Dur::from_millis(20)),
             ..Default::default()
         };
         a.on_rate_sample(&mut cc, &rs);

@@ -486,7 +486,7 @@ mod tests {
                 in_flight: inflight,
                 valid: true,
                 timed: true,
-                rate: Bandwidth::from_bytes_per(delivered, rtt),
+                ns3_rate: None,
             };
             self.cc.now += rtt;
             self.cc.delivered += delivered;

@@ -273,7 +273,7 @@ impl Ns3Bbr {
 
     /// `UpdateBtlBw` (with `UpdateRound` inside it).
     fn update_btlbw(&mut self, cc: &CcState, rs: &RateSample) {
-        let rate = rs.rate.as_bps();
+        let rate = rs.delivery_rate().as_bps();
         if rate == 0 {
             return;
         }

@@ -30,16 +30,20 @@ pub struct RateSample {
     /// The sample has timing information (a packet with a send-time snapshot was delivered;
     /// ns-3's `m_delivered >= 0`).
     pub timed: bool,
-    /// The delivery rate the stack's sampler reports: Linux delivered / interval for a valid
-    /// sample, else zero; ns-3 its persistent `m_deliveryRate` (see `tcp::rate`).
-    pub rate: Bandwidth,
+    /// The rate ns-3's sampler reports, its persistent `m_deliveryRate` (see `tcp::rate`); None
+    /// for Linux's, whose rate is delivered / interval, computed on demand.
+    pub ns3_rate: Option<Bandwidth>,
 }
 
 impl RateSample {
     /// The sampler's delivery rate (Linux: delivered / interval, zero when the sample is
     /// invalid; ns-3: the last recorded rate).
     pub fn delivery_rate(&self) -> Bandwidth {
-        self.rate
+        match self.ns3_rate {
+            Some(r) => r,
+            None if self.valid => Bandwidth::from_bytes_per(self.delivered, self.interval),
+            None => Bandwidth(0),
+        }
     }
 }
 

@@ -120,7 +120,7 @@ impl<E: Copy> Scheduler<E> {
         self.insert(Entry { key: key(time, self.seq), ev });
     }
 
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, e: Entry<E>) {
         if self.hole {
             self.hole = false;

@@ -119,9 +119,6 @@ enum Discipline {
     },
 }
 
-/// No reserved scheduler position.
-const NO_STAMP: u64 = u64::MAX;
-
 /// What the channel asks its owner to schedule after a call.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Wakes {
@@ -129,12 +126,12 @@ pub struct Wakes {
     /// A packet whose transmission starts now has its arrival ordered there among events of the
     /// same instant, as ns-3 schedules a packet's reception when its transmission starts
     /// (`PointToPointChannel::TransmitStart`); a queued packet's arrival is ordered when it is
-    /// scheduled.
-    pub stamp: Option<u64>,
+    /// scheduled. 0: none (the scheduler never reserves 0).
+    pub stamp: u64,
     /// Schedule the arrival of the propagation FIFO's head at this time.
     pub arrival: Option<Time>,
-    /// The position reserved for that arrival, if any.
-    pub arrival_stamp: Option<u64>,
+    /// The position reserved for that arrival; 0: none.
+    pub arrival_stamp: u64,
     /// Schedule the end of the current transmission (CoDel path).
     pub tx_done: Option<Time>,
     /// A reordered packet was held back: collect it with [`Channel::take_delayed`].
@@ -164,7 +161,7 @@ pub struct Channel {
     disc: Discipline,
     busy_until: Time,
     /// Packets in propagation (or waiting, on the drop-tail path), in arrival order.
-    /// Packets on the wire: arrival time, reserved scheduler position (`NO_STAMP`: none), packet.
+    /// Packets on the wire: arrival time, reserved scheduler position (0: none), packet.
     flight: VecDeque<(Time, u64, Packet)>,
     /// An arrival event for the FIFO head is in the scheduler.
     arrival_scheduled: bool,
@@ -462,12 +459,12 @@ impl Channel {
             wakes.handoff = true;
             return;
         }
-        let stamp = wakes.stamp.filter(|_| start == now).unwrap_or(NO_STAMP);
+        let stamp = if start == now { wakes.stamp } else { 0 };
         self.flight.push_back((at, stamp, *pkt));
         if !self.arrival_scheduled {
             self.arrival_scheduled = true;
             wakes.arrival = Some(at);
-            wakes.arrival_stamp = (stamp != NO_STAMP).then_some(stamp);
+            wakes.arrival_stamp = stamp;
         }
     }
 
@@ -481,7 +478,7 @@ impl Channel {
         if let Some(&(next, stamp, _)) = self.flight.front() {
             self.arrival_scheduled = true;
             wakes.arrival = Some(next);
-            wakes.arrival_stamp = (stamp != NO_STAMP).then_some(stamp);
+            wakes.arrival_stamp = stamp;
         }
         let v = self.verdict(&pkt, now);
         Some((pkt, v))

@@ -365,7 +365,7 @@ impl Simulation {
                 self.after_channel(chan, &pkt, v);
             }
             Event::TxDone { chan } => {
-                let mut w = Wakes { stamp: Some(self.sched.reserve()), ..Wakes::default() };
+                let mut w = Wakes { stamp: self.sched.reserve(), ..Wakes::default() };
                 let mut dropped = std::mem::take(&mut self.codel_dropped);
                 self.chans[chan as usize].tx_done(now, &mut w, &mut dropped);
                 for p in dropped.drain(..) {
@@ -489,7 +489,7 @@ impl Simulation {
             }
             return;
         }
-        let mut w = Wakes { stamp: Some(self.sched.reserve()), ..Wakes::default() };
+        let mut w = Wakes { stamp: self.sched.reserve(), ..Wakes::default() };
         let r = self.chans[chan as usize].enqueue(pkt, now, &mut w);
         if let Err(cause) = r {
             self.count_drop(chan, pkt, cause);
@@ -569,9 +569,10 @@ impl Simulation {
             self.handoff(chan);
         }
         if let Some(t) = w.arrival {
-            match w.arrival_stamp {
-                Some(seq) => self.sched.schedule_reserved(t, seq, Event::Arrive { chan }),
-                None => self.sched.schedule(t, Event::Arrive { chan }),
+            if w.arrival_stamp != 0 {
+                self.sched.schedule_reserved(t, w.arrival_stamp, Event::Arrive { chan });
+            } else {
+                self.sched.schedule(t, Event::Arrive { chan });
             }
         }
         if let Some(t) = w.tx_done {
@@ -605,7 +606,7 @@ impl Simulation {
             Verdict::Drop(cause) => self.count_drop(chan, &pkt, cause),
             Verdict::Deliver => {
                 let next = self.handoff_to[chan as usize].expect("planned handoff");
-                let mut w = Wakes { stamp: Some(self.sched.reserve()), ..Wakes::default() };
+                let mut w = Wakes { stamp: self.sched.reserve(), ..Wakes::default() };
                 if let Err(cause) = self.chans[next as usize].enqueue(&pkt, at, &mut w) {
                     self.count_drop(next, &pkt, cause);
                 }

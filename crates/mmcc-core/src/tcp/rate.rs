@@ -113,9 +113,6 @@ impl RateSampler {
             rs.interval = self.send_elapsed.max(self.ack_elapsed);
             // A sample shorter than min_rtt is unreliable (ACK compression): drop it.
             rs.valid = rs.interval.0 > 0 && min_rtt.is_none_or(|m| rs.interval >= m);
-            if rs.valid {
-                rs.rate = Bandwidth::from_bytes_per(rs.delivered, rs.interval);
-            }
         }
         self.newest_sent = None;
         rs
@@ -128,7 +125,7 @@ impl RateSampler {
         let mut rs = RateSample {
             prior_delivered: self.prior_delivered,
             is_app_limited: self.is_app_limited,
-            rate: self.rate,
+            ns3_rate: Some(self.rate),
             ..RateSample::default()
         };
         if self.prior_time.is_none() {
@@ -150,7 +147,7 @@ impl RateSampler {
             self.rate_interval = rs.interval;
             // DataRate(delivered * 8.0 / interval.GetSeconds()): whole bits per second
             self.rate = Bandwidth((rs.delivered as f64 * 8.0 / rs.interval.secs_f64()) as u64);
-            rs.rate = self.rate;
+            rs.ns3_rate = Some(self.rate);
         }
         rs
     }

@@ -438,23 +438,20 @@ mod tests {
     /// probing phase 0); one seed, one phase.
     #[test]
     fn probe_bw_starts_in_a_seeded_random_phase() {
-        {
-            let want = 1..=7usize;
-            let mut seen = std::collections::BTreeSet::new();
-            for seed in 0..200 {
-                let mut cc = state(1448, 100, 1000);
-                cc.rng = crate::rng::Rng::stream(seed, "flow/0/cca");
-                let mut b = Bbr::new();
-                b.enter_probe_bw(&mut cc);
-                seen.insert(b.cycle_index);
-                let mut again = Bbr::new();
-                cc.rng = crate::rng::Rng::stream(seed, "flow/0/cca");
-                again.enter_probe_bw(&mut cc);
-                assert_eq!(again.cycle_index, b.cycle_index);
-                assert_eq!(b.pacing_gain, CYCLE[b.cycle_index]);
-            }
-            assert_eq!(seen, want.collect());
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..200 {
+            let mut cc = state(1448, 100, 1000);
+            cc.rng = crate::rng::Rng::stream(seed, "flow/0/cca");
+            let mut b = Bbr::new();
+            b.enter_probe_bw(&mut cc);
+            seen.insert(b.cycle_index);
+            let mut again = Bbr::new();
+            cc.rng = crate::rng::Rng::stream(seed, "flow/0/cca");
+            again.enter_probe_bw(&mut cc);
+            assert_eq!(again.cycle_index, b.cycle_index);
+            assert_eq!(b.pacing_gain, CYCLE[b.cycle_index]);
         }
+        assert_eq!(seen, (1..=7usize).collect());
     }
 
     /// A fake path: every call is one round trip delivering `bw` bytes/s for `rtt`.

@@ -186,12 +186,6 @@ impl Ns3Bbr {
             probe_rtt_app_limited,
         }
     }
-    pub fn mode(&self) -> Mode {
-        self.mode
-    }
-    pub fn cycle_index(&self) -> usize {
-        self.cycle_index
-    }
 
     /// `InitPacingRate`: the nominal rate of the initial window over the minimum RTT in whole
     /// milliseconds (1 ms before any RTT), which also seeds the bandwidth filter.
@@ -461,10 +455,7 @@ impl CongestionControl for Ns3Bbr {
         self.rt_prop = cc.latest_rtt;
         self.rt_prop_stamp = cc.now;
         self.prior_cwnd = cwnd32(cc.cwnd);
-        self.round_count = 0;
-        self.round_start = false;
-        self.next_round_delivered = 0;
-        self.enter_startup();
+        // (InitRoundCounting, InitFullPipe, EnterStartup: the state `new` starts in)
         self.init_pacing_rate(cc);
         self.ack_epoch_time = cc.now;
     }
@@ -582,7 +573,7 @@ mod tests {
             cc.run_seed = seed;
             let mut b = Ns3Bbr::new(false);
             b.enter_probe_bw(&cc);
-            assert_eq!(b.cycle_index(), phase, "seed {seed}");
+            assert_eq!(b.cycle_index, phase, "seed {seed}");
             assert_eq!(b.pacing_gain, CYCLE[phase]);
         }
     }

@@ -221,15 +221,8 @@ impl TcpSender {
         self.syn_timer.cancel();
         if self.cfg.profile == Profile::Ns3 {
             if let Some(sent) = self.syn_sent {
-                // TcpSocketBase::EstimateRtt on the SYN-ACK (with timestamps: whole ms)
-                let r = if self.ns3_timestamps {
-                    match ts_ms(ctx.now).saturating_sub(ts_ms(sent)) {
-                        0 => Dur::from_micros(1),
-                        m => Dur::from_millis(m),
-                    }
-                } else {
-                    ctx.now - sent
-                };
+                // TcpSocketBase::EstimateRtt on the SYN-ACK
+                let r = if self.ns3_timestamps { ns3_ts_rtt(ctx.now, sent) } else { ctx.now - sent };
                 self.rtt.sample(r);
                 ctx.rec.on_rtt(ctx.now, r);
                 self.sync_rtt();
@@ -331,7 +324,7 @@ impl TcpSender {
                 if pipe + self.sb.get(id).len as u64 > self.cc.cwnd {
                     return true;
                 }
-                self.tx_start_event(pipe);
+                self.tx_start_event();
                 self.retransmit(id, false, ctx);
                 continue;
             }
@@ -365,7 +358,7 @@ impl TcpSender {
                 return false;
             }
             self.cc.app_limited = false;
-            self.tx_start_event(pipe);
+            self.tx_start_event();
             self.send_new(len as u32, false, ctx);
         }
     }
@@ -398,15 +391,10 @@ impl TcpSender {
         self.cc.in_slow_start() && self.cc.cwnd < 2 * self.max_outstanding
     }
 
-    /// `CA_EVENT_TX_START` before a transmission from an empty pipe: ns-3 `SendPendingData`
-    /// (`m_bytesInFlight == 0`, any segment NextSeg picks), Linux `tcp_event_data_sent`
-    /// (`packets_out == 0`, new data).
-    fn tx_start_event(&mut self, pipe: u64) {
-        let empty = match self.cfg.profile {
-            Profile::Ns3 => pipe == 0,
-            Profile::Linux => self.sb.outstanding() == 0,
-        };
-        if empty {
+    /// `CA_EVENT_TX_START` before a transmission that starts one (`starts_transmission`): ns-3
+    /// `SendPendingData` (any segment NextSeg picks), Linux `tcp_event_data_sent`.
+    fn tx_start_event(&mut self) {
+        if self.starts_transmission() {
             self.cca.on_tx_start(&mut self.cc);
         }
     }
@@ -530,7 +518,9 @@ impl TcpSender {
             ack.ev.segments_acked = (above / self.mss) as u32;
         }
         let newly_lost = self.detect_losses(&ack);
-        self.ns3_flight = self.pipe();
+        if self.cfg.profile == Profile::Ns3 {
+            self.ns3_flight = self.pipe();
+        }
         // ns-3's PktsAcked: before cwnd = ssthresh when the ACK ends fast recovery, else after
         // the state machine (after DoRecovery / EnterRecovery); one segment for an ACK that
         // does not advance snd_una and for a partial ACK in recovery (`PktsAcked(tcb, 1, ..)`).
@@ -647,14 +637,7 @@ impl TcpSender {
         // now - TSecr in whole milliseconds, 0 taken as 1 us, else now - that segment's send time.
         let rtt_sample = if self.cfg.profile == Profile::Ns3 {
             match res.cum_front_clean {
-                Some(_) if self.ns3_timestamps => {
-                    let m = ts_ms(now).saturating_sub(ts_ms(pkt.sent_at));
-                    Some(if m == 0 {
-                        Dur::from_micros(1)
-                    } else {
-                        Dur::from_millis(m)
-                    })
-                }
+                Some(_) if self.ns3_timestamps => Some(ns3_ts_rtt(now, pkt.sent_at)),
                 Some(t) => Some(now - t),
                 None => None,
             }
@@ -1241,6 +1224,15 @@ impl TcpSender {
 /// `TcpOptionTS::NowToTsValue`, Linux `tcp_time_stamp_ms`).
 fn ts_ms(t: Time) -> u64 {
     t.0 / 1_000_000
+}
+
+/// ns-3's RTT from an echoed timestamp (`TcpOptionTS::ElapsedTimeFromTsValue`): now - TSecr in
+/// whole milliseconds, and `EstimateRtt` takes 0 as 1 us.
+fn ns3_ts_rtt(now: Time, echoed: Time) -> Dur {
+    match ts_ms(now).saturating_sub(ts_ms(echoed)) {
+        0 => Dur::from_micros(1),
+        m => Dur::from_millis(m),
+    }
 }
 
 /// What [`TcpSender::process_ack`] found, for the later steps of the ACK.

@@ -1,6 +1,7 @@
 """Stack profiles as users see them, and the export for the ns-3 reference runner."""
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -175,7 +176,10 @@ def test_ns3_profile_reproduces_ns3s_own_cwnd_trace(name):
     (`cca/bbr_ns3.rs` with ns-3's rate sampler, its ProbeBW phase drawn from ns-3's own
     generator, its 32-bit recovery arithmetic and its idle restarts): seed 1 collapses after
     its first ProbeRTT, seed 3 does not, and the lossy seed 2 goes through ~140 recoveries,
-    two timeouts and a collapse."""
+    two timeouts and a collapse; NexGen D-TCP's port with loss: ns-3's Disorder -> Open on an
+    ACK that advances without new SACK information and Open after fast recovery whatever is
+    still SACKed (1e-3, seed 1), and the round's edge at the highest byte sent, which
+    DoRetransmit raises with new data on a partial ACK before PktsAcked (1e-5, seed 4)."""
     import gzip
 
     from mmcc.experiments.validate_ns3 import Case, scenario
@@ -187,8 +191,8 @@ def test_ns3_profile_reproduces_ns3s_own_cwnd_trace(name):
         head = f.readline()
         ref = [tuple(int(x) for x in line.split()) for line in f]
     cut = float(head.rsplit("first ", 1)[1].split()[0])
-    cca, rate, loss, seed = name.rsplit("-", 3)
-    case = Case(cca, rate, float(loss), int(seed[1:]), 5.0 if rate == "1Gbps" else 20.0)
+    cca, rate, loss, seed = re.fullmatch(r"(\w+)-(\w+)-([0-9.e-]+)-s(\d+)", name).groups()  # loss may be 1e-05
+    case = Case(cca, rate, float(loss), int(seed), 5.0 if rate == "1Gbps" else 20.0)
     sc = scenario(case)
     sc.setdefault("record", {})["trace"] = True
     sc["duration"] = f"{cut}s"

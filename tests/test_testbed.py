@@ -159,7 +159,14 @@ def test_ctrl_c_cleans_up_everything(tmp_path):
     before = set(bpf.registered())
     p = _start_testbed(tmp_path, "60s")
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=30)
+    try:
+        _, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGUSR1)  # the testbed writes its stacks: where it waits
+        time.sleep(2)
+        p.kill()
+        _, err = p.communicate()
+        raise AssertionError(f"the testbed did not end within 60 s of SIGINT; its stderr:\n{err}") from None
     assert p.returncode == 130, err
     assert "Traceback" not in err
     assert _our_namespaces(p.pid) == []

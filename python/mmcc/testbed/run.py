@@ -25,6 +25,7 @@ namespaces, joined by mmcc's link emulator (crates/mmcc-linkemu) that reproduces
 """
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import shutil
@@ -345,11 +346,14 @@ class Hosts:
         for p in self.procs:
             if p.poll() is None:
                 p.terminate()
+        # one deadline for all endpoints (they end at once on SIGTERM), then SIGKILL
+        deadline = time.monotonic() + 5.0
         for p in self.procs:
             try:
-                p.wait(timeout=5)
+                p.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 p.kill()
+                p.wait()
         if self.emu is not None:
             if self.emu.poll() is None:
                 try:
@@ -584,9 +588,11 @@ def build_tables(sc, p: Plan, kernel: list[str], sent: list[dict], got: list[dic
 
 
 def install_signal_handlers() -> None:
-    """SIGTERM and SIGHUP end the run like Ctrl-C, so the cleanup runs."""
+    """SIGTERM and SIGHUP end the run like Ctrl-C, so the cleanup runs. SIGUSR1 writes every
+    thread's stack to stderr and lets the run go on (where a run that does not end waits)."""
     def _raise(*_):
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _raise)
     signal.signal(signal.SIGHUP, _raise)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)

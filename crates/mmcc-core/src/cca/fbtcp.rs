@@ -235,14 +235,14 @@ mod tests {
         use crate::time::Time;
         let mut f = FbTcp::default();
         let mut cc = state(1000, 100, 1_000_000);
-        cc.snd_nxt = 100_000;
+        cc.high_tx = 100_000;
         let a = ack(1, 1000, Some(20));
         f.on_ack(&mut cc, &a); // the 100 ms interval starts: una 0
         f.increase_window(&mut cc, &a); // the round starts: end 100000
         cc.receiver_rate = receiver_rate;
         cc.now = Time::ZERO + Dur::from_millis(100);
         cc.snd_una = 500_000;
-        cc.snd_nxt = 600_000;
+        cc.high_tx = 600_000;
         f.on_ack(&mut cc, &a);
         f.increase_window(&mut cc, &a);
         f.w_star

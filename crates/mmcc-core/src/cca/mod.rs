@@ -136,9 +136,14 @@ pub struct CcState {
     /// Bytes per second the receiving application got over the last interval, when a receiver
     /// feed is configured (FB-TCP's authors' scripts hand it to the algorithm); None otherwise.
     pub receiver_rate: Option<f64>,
-    /// First unacknowledged byte and next byte to send (for per-round bookkeeping).
+    /// First unacknowledged byte and next byte to send (for per-round bookkeeping), both as
+    /// they were when the ACK arrived (ns-3's `m_nextTxSequence` as Vegas and YeAH read it).
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// The highest byte sent so far, current at every hook: also what the stack has sent while
+    /// processing this ACK (ns-3 `m_highTxMark`, which `DoRetransmit` raises when it sends new
+    /// data on a partial ACK before the algorithm's `PktsAcked`; Linux `snd_nxt`).
+    pub high_tx: u64,
     /// The run's seed, for the `ns3` profile's draws from ns-3's own generator (ns-3's run
     /// number; BBR's ProbeBW phase).
     pub run_seed: u64,
@@ -168,6 +173,7 @@ impl CcState {
             receiver_rate: None,
             snd_una: 0,
             snd_nxt: 0,
+            high_tx: 0,
             acked_sacked: 0,
             run_seed: 0,
         }

@@ -128,7 +128,9 @@ impl RoundRate {
             self.start = Some(cc.now);
             self.at_start = counter;
         }
-        if !self.round.on_ack(cc, rtt) {
+        // The round's edge is the highest byte sent (ns-3 port `PerRttRound`: m_highTxMark;
+        // Linux snd_nxt), including what this ACK's processing has sent so far.
+        if !self.round.on_ack_bounded(cc, rtt, cc.high_tx) {
             return None;
         }
         let dt = (cc.now - self.start.unwrap_or(cc.now)).secs_f64();
@@ -137,7 +139,7 @@ impl RoundRate {
             min_rtt: self.round.min_rtt,
             samples: self.round.samples,
         };
-        self.round.restart(cc);
+        self.round.restart_at(cc.high_tx);
         self.start = Some(cc.now);
         self.at_start = counter;
         Some(closed)
@@ -235,6 +237,12 @@ impl Round {
     /// Feed an ACK; returns true when it closes a round (the caller then uses `min_rtt` /
     /// `samples`, and the round restarts).
     pub fn on_ack(&mut self, cc: &CcState, rtt: Option<Dur>) -> bool {
+        self.on_ack_bounded(cc, rtt, cc.snd_nxt)
+    }
+
+    /// As [`Round::on_ack`] with the round's right edge taken from `edge` (the next byte to
+    /// send or the highest sent) when the first round begins.
+    fn on_ack_bounded(&mut self, cc: &CcState, rtt: Option<Dur>, edge: u64) -> bool {
         let rtt = if self.skip_sample_at.take() == Some(cc.now) { None } else { rtt };
         if let Some(r) = rtt {
             self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
@@ -242,7 +250,7 @@ impl Round {
         }
         if !self.started {
             self.started = true;
-            self.end = cc.snd_nxt;
+            self.end = edge;
             return false;
         }
         cc.snd_una > self.end
@@ -273,7 +281,12 @@ impl Round {
 
     /// Start the next round.
     pub fn restart(&mut self, cc: &CcState) {
-        self.end = cc.snd_nxt;
+        self.restart_at(cc.snd_nxt);
+    }
+
+    /// Start the next round with its right edge at `edge`.
+    fn restart_at(&mut self, edge: u64) {
+        self.end = edge;
         self.min_rtt = None;
         self.samples = 0;
     }

@@ -419,6 +419,7 @@ impl TcpSender {
         let idle = self.starts_transmission();
         self.rate.on_send(&mut rec, ctx.now, idle);
         self.sb.push_new(rec);
+        self.cc.high_tx = self.sb.snd_nxt;
         if !forced && self.pipe() > self.cc.cwnd {
             self.over_cwnd_sends += 1;
         }
@@ -664,6 +665,7 @@ impl TcpSender {
         };
         self.cc.snd_una = self.sb.snd_una;
         self.cc.snd_nxt = self.sb.snd_nxt;
+        self.cc.high_tx = self.sb.snd_nxt;
         self.cc.delivered = self.rate.delivered;
         self.cc.bytes_in_flight = prior_in_flight;
         self.cc.acked_sacked = res.delivered;
@@ -761,10 +763,17 @@ impl TcpSender {
                     self.enter_recovery(ack.prior_in_flight, ack.delivered, ctx);
                     return false;
                 }
-                let st = if self.dupacks > 0 || self.sb.sacked_bytes() > 0 {
-                    CaState::Disorder
-                } else {
-                    CaState::Open
+                let st = match self.cfg.profile {
+                    // ns-3 ProcessAck: a duplicate ACK (with SACK: new SACK information) moves
+                    // Open to Disorder (`DupAck`); an ACK that advances snd_una without being
+                    // one moves Disorder back to Open, whatever is still SACKed above it.
+                    Profile::Ns3 if ack.is_dup => CaState::Disorder,
+                    Profile::Ns3 if ack.advanced => CaState::Open,
+                    Profile::Ns3 => self.cc.state,
+                    // Linux tcp_try_to_open: Disorder while SACKed or duplicate-ACKed data is
+                    // outstanding (tcp_left_out).
+                    Profile::Linux if self.dupacks > 0 || self.sb.sacked_bytes() > 0 => CaState::Disorder,
+                    Profile::Linux => CaState::Open,
                 };
                 self.set_state(st, ctx);
                 // ns-3 grows cwnd only once back in Open (TcpSocketBase::ProcessAck); Linux
@@ -785,7 +794,9 @@ impl TcpSender {
                     }
                     self.dup_bytes = 0;
                     self.dupacks = 0;
-                    let st = if self.sb.sacked_bytes() > 0 {
+                    // ns-3 goes to Open (ProcessAck: CA_RECOVERY -> CA_OPEN); Linux to Disorder
+                    // while data above is SACKed (tcp_try_to_open).
+                    let st = if !ns3 && self.sb.sacked_bytes() > 0 {
                         CaState::Disorder
                     } else {
                         CaState::Open

@@ -296,7 +296,9 @@ def write_report(out: Path, cases: list[Case]) -> dict:
              f"within +-10 %: {100 * frac10:.0f} %.", "",
              "diff: (mmcc - ns-3) / ns-3 of the mean goodput over seeds; se: the standard error of that difference "
              "from the seed-to-seed spread of the paired differences (both sides of a seed draw the same losses from "
-             "mmcc's stream), so a difference within about 2 se is not resolved by the seeds.", "",
+             "mmcc's stream), so a difference within about 2 se is not resolved by the seeds. RTOs: mmcc counts every "
+             "expiry of the retransmission timer, ns-3 (its CongState trace) each entry into CA_LOSS, so a timeout "
+             "repeated with back-off before the episode ends counts in mmcc only.", "",
              "| cca | rate | loss | seeds | mmcc Mb/s (sd) | ns-3 Mb/s (sd) | diff % | se % | +-5 % | RTOs mmcc / ns-3 | ns-3 / mmcc wall |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in sorted(rows, key=lambda r: (r["cca"], r["rate"], r["loss"])):

@@ -379,3 +379,32 @@ fn linux_grows_a_cwnd_limited_window_in_slow_start_past_twice_its_flight() {
     sim.run_until(Time::from_millis(1000));
     assert_eq!(sim.sender(0).cc.cwnd / mss, cwnd);
 }
+
+/// RFC 6675 NextSeg rule 3 in the `ns3` profile: one segment lost while the send buffer holds
+/// barely more than the window, so fast recovery runs out of new data before it ends. ns-3 3.37
+/// (`TcpTxBuffer::NextSeg` with `enableRule3` in SACK recovery) then sends again the lowest
+/// segments that are neither SACKed, retransmitted nor marked lost, as cwnd allows; Linux has
+/// no such rule and waits with one retransmission.
+#[test]
+fn ns3_recovery_without_new_data_resends_unmarked_segments() {
+    let mut retransmits = Vec::new();
+    for profile in [Profile::Ns3, Profile::Linux] {
+        let mut sim = {
+            let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(2));
+            cfg.links[1].ab.drop_list = vec![300];
+            cfg.flows[0].tcp.profile = profile;
+            cfg.flows[0].tcp.initial_ssthresh = Some(100 * 1448);
+            cfg.flows[0].tcp.snd_buf = Some(120 * 1448);
+            cfg.record.trace = true;
+            Simulation::new(cfg).unwrap()
+        };
+        sim.run();
+        sim.check_invariants().unwrap();
+        let c = sim.recorder(0).counters;
+        assert_eq!((c.fast_retransmits, c.rtos), (1, 0), "{profile:?}");
+        retransmits.push(c.retransmits);
+    }
+    // ns-3: the lost segment and then segments still in flight; Linux: the lost one only
+    assert!(retransmits[0] > 1, "ns3 retransmits {:?}", retransmits);
+    assert_eq!(retransmits[1], 1, "{retransmits:?}");
+}

@@ -101,6 +101,9 @@ pub struct Scoreboard {
     sacked: VecDeque<Range>,
     /// Segments with id < `lost_hint` have been examined by the loss rule.
     lost_hint: u64,
+    /// No segment with id < `unmarked_hint` is neither SACKed, retransmitted nor lost
+    /// ([`Scoreboard::first_unmarked`]; a segment leaves that set only by an undo).
+    unmarked_hint: u64,
     /// Ids of segments marked lost and waiting for a retransmission. Entries that were since
     /// SACKed, acknowledged or retransmitted are dropped lazily by `next_lost`.
     rtx: RtxQueue,
@@ -481,6 +484,23 @@ impl Scoreboard {
         None
     }
 
+    /// RFC 6675 NextSeg() rule 3 as ns-3 3.37's `TcpTxBuffer::NextSeg` applies it: the lowest
+    /// segment that is neither SACKed, retransmitted nor marked lost (ns-3 does not ask rule
+    /// (1.b), that SACKed data lies above it).
+    pub fn first_unmarked(&mut self) -> Option<u64> {
+        let mut id = self.unmarked_hint.max(self.base_id);
+        while id < self.base_id + self.segs.len() as u64 {
+            let s = &self.segs[self.idx(id)];
+            if !s.sacked && !s.rtx_inflight && !s.lost {
+                self.unmarked_hint = id;
+                return Some(id);
+            }
+            id += 1;
+        }
+        self.unmarked_hint = id;
+        None
+    }
+
     /// After a retransmission timeout: every segment not SACKed is lost and no retransmission
     /// is in flight any more (Linux tcp_enter_loss; RFC 6675 section 5.1).
     pub fn mark_all_lost(&mut self) {
@@ -508,6 +528,7 @@ impl Scoreboard {
         self.lost_bytes = 0;
         self.rtx.clear();
         self.lost_hint = self.base_id;
+        self.unmarked_hint = self.base_id;
     }
 
     /// Check the counters against a recount (tests and debug builds).

@@ -330,6 +330,19 @@ impl TcpSender {
             }
             // Rule 2: new data.
             let avail = self.app.written - self.sb.snd_nxt;
+            if avail == 0 && !new_only && self.ns3_rule3() {
+                // ns-3 3.37 NextSeg rule 3 (RFC 6675): in SACK recovery with nothing new to
+                // send, the first segment neither SACKed, retransmitted nor marked lost goes
+                // again, once cwnd has room for a full segment (SendPendingData's SWS check).
+                if let Some(id) = self.sb.first_unmarked() {
+                    if pipe + self.mss > self.cc.cwnd {
+                        return true;
+                    }
+                    self.tx_start_event();
+                    self.retransmit(id, false, ctx);
+                    continue;
+                }
+            }
             if avail == 0 {
                 if pipe + self.mss <= self.cc.cwnd
                     && self.buffer_space() == 0
@@ -1039,6 +1052,12 @@ impl TcpSender {
         if partial && !self.sb.head().is_some_and(|h| h.rtx_inflight) {
             self.ns3_do_retransmit(ctx);
         }
+    }
+
+    /// ns-3's `SendPendingData` asks NextSeg for rule 3 in SACK fast recovery only
+    /// (`enableRule3`); RFC 6675 makes it a SHOULD, Linux has no such rule.
+    fn ns3_rule3(&self) -> bool {
+        self.cfg.profile == Profile::Ns3 && self.cfg.sack && self.cc.state == CaState::Recovery
     }
 
     /// ns-3 `TcpSocketBase::DoRetransmit`, whatever cwnd allows: `NextSeg(isRecovery = false)`

@@ -643,6 +643,25 @@ mod tests {
     }
 
     #[test]
+    fn first_unmarked_skips_sacked_lost_and_retransmitted_segments() {
+        let mut b = board(10);
+        assert_eq!(b.first_unmarked(), Some(0));
+        // 0 and 1 lost (three SACKed above each), 2..6 SACKed, 6..10 in flight
+        b.on_ack(0, &[r(2, 6)], |_| {});
+        assert_eq!(b.mark_losses(3), 2000);
+        assert_eq!(b.first_unmarked(), Some(6)); // NextSeg rule 3: not lost, not SACKed
+        b.on_retransmit(6, Time(20)); // sent again by rule 3
+        assert_eq!(b.first_unmarked(), Some(7));
+        b.on_ack(0, &[r(2, 6), r(7, 9)], |_| {});
+        assert_eq!(b.first_unmarked(), Some(9));
+        b.on_retransmit(9, Time(21));
+        assert_eq!(b.first_unmarked(), None);
+        // an undo withdraws the loss marks: 0 and 1 are candidates again
+        b.unmark_all_lost();
+        assert_eq!(b.first_unmarked(), Some(0));
+    }
+
+    #[test]
     fn a_sacked_retransmission_stays_in_the_pipe_in_ns3_until_acknowledged() {
         for ns3 in [false, true] {
             let mut b = Scoreboard::keeping_sacked_retransmissions(ns3);

@@ -395,7 +395,6 @@ fn ns3_recovery_without_new_data_resends_unmarked_segments() {
             cfg.flows[0].tcp.profile = profile;
             cfg.flows[0].tcp.initial_ssthresh = Some(100 * 1448);
             cfg.flows[0].tcp.snd_buf = Some(120 * 1448);
-            cfg.record.trace = true;
             Simulation::new(cfg).unwrap()
         };
         sim.run();

@@ -330,11 +330,12 @@ impl TcpSender {
             }
             // Rule 2: new data.
             let avail = self.app.written - self.sb.snd_nxt;
-            if avail == 0 && !new_only && self.ns3_rule3() {
+            if avail == 0 {
                 // ns-3 3.37 NextSeg rule 3 (RFC 6675): in SACK recovery with nothing new to
                 // send, the first segment neither SACKed, retransmitted nor marked lost goes
                 // again, once cwnd has room for a full segment (SendPendingData's SWS check).
-                if let Some(id) = self.sb.first_unmarked() {
+                let rule3 = if !new_only && self.ns3_rule3() { self.sb.first_unmarked() } else { None };
+                if let Some(id) = rule3 {
                     if pipe + self.mss > self.cc.cwnd {
                         return true;
                     }
@@ -342,8 +343,6 @@ impl TcpSender {
                     self.retransmit(id, false, ctx);
                     continue;
                 }
-            }
-            if avail == 0 {
                 if pipe + self.mss <= self.cc.cwnd
                     && self.buffer_space() == 0
                     && self.app.wants_more()
@@ -678,7 +677,6 @@ impl TcpSender {
         };
         self.cc.snd_una = self.sb.snd_una;
         self.cc.snd_nxt = self.sb.snd_nxt;
-        self.cc.high_tx = self.sb.snd_nxt;
         self.cc.delivered = self.rate.delivered;
         self.cc.bytes_in_flight = prior_in_flight;
         self.cc.acked_sacked = res.delivered;

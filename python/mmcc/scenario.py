@@ -181,6 +181,9 @@ TCP_FIELDS: dict[str, Parser] = {
     "delayed_ack_timeout": TIME,
     "send_buffer": SIZE,
     "recv_buffer": SIZE,
+    "recv_autotune": BOOL,
+    "recv_buffer_initial": SIZE,
+    "recv_truesize": SIZE32,
     "pacing": BOOL,
     "detect_lost_retransmissions": BOOL,
     "cwnd_validation": BOOL,
@@ -196,6 +199,9 @@ TCP_CORE_NAMES = {
     "delayed_ack_timeout": "delack_timeout",
     "send_buffer": "snd_buf",
     "recv_buffer": "rcv_buf",
+    "recv_autotune": "rcv_autotune",
+    "recv_buffer_initial": "rcv_buf_initial",
+    "recv_truesize": "rcv_truesize",
 }
 
 

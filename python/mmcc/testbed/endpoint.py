@@ -2,7 +2,7 @@
 
 Run as a script (standard library only, so it starts fast), never imported by the simulator:
 
-    python endpoint.py recv --port P --bin-ms 10
+    python endpoint.py recv --port P --bin-ms 10 [--sample-ms 10]
     python endpoint.py send --to ADDR --port P --cca NAME --start-ns S --stop-ns S --sample-ms 10
 
 and, for the emulator's self-check (`mmcc testbed --check`), UDP probes: `udp-echo`/`udp-ping`
@@ -10,7 +10,9 @@ and, for the emulator's self-check (`mmcc testbed --check`), UDP probes: `udp-ec
 
 Both print `ready` once set up, then wait for `go T0_NS` on stdin, where T0_NS is the
 CLOCK_MONOTONIC time of the scenario's time 0 (the emulator's start). The receiver counts the
-bytes the application reads in bins of `--bin-ms` until `stop` or end of input; the sender
+bytes the application reads in bins of `--bin-ms` until `stop` or end of input (with `--sample-ms`,
+also its receive-window state: rcv_ssthresh, DRS's rcv_space and receiver RTT, SO_RCVBUF and
+the window clamp); the sender
 connects at T0 + start, sends as fast as the socket accepts until T0 + stop and samples the
 socket's `TCP_INFO` every `--sample-ms` (cwnd, ssthresh, smoothed and minimum RTT, bytes
 acknowledged, retransmissions, delivery rate, congestion state). Each writes one JSON document
@@ -31,6 +33,7 @@ import time
 
 TCP_CONGESTION = 13
 TCP_INFO = 11
+TCP_WINDOW_CLAMP = 10
 PR_SET_PDEATHSIG = 1
 # struct tcp_info (include/uapi/linux/tcp.h) up to tcpi_snd_wnd: 232 bytes
 TCP_INFO_LEN = 232
@@ -51,14 +54,31 @@ def parse_tcp_info(raw: bytes) -> dict:
     u64 = lambda off: struct.unpack_from("=Q", raw, off)[0]  # noqa: E731
     return {
         "ca_state": raw[1],
-        "snd_mss": u32(16),
+        "rcv_wscale": raw[6] >> 4,
+        "snd_mss": u32(16), "rcv_mss": u32(20),
         "unacked": u32(24), "sacked": u32(28), "lost": u32(32), "retrans": u32(36),
+        "rcv_ssthresh": u32(64),
         "rtt_us": u32(68), "rttvar_us": u32(72), "ssthresh": u32(76), "cwnd": u32(80),
+        "rcv_rtt_us": u32(92), "rcv_space": u32(96),
         "total_retrans": u32(100),
         "pacing_rate": u64(104), "bytes_acked": u64(120),
         "segs_out": u32(136), "min_rtt_us": u32(148), "data_segs_out": u32(156),
         "delivery_rate": u64(160), "delivered": u32(192), "bytes_sent": u64(200), "bytes_retrans": u64(208),
+        "snd_wnd": u32(228),
     }
+
+
+# The receiver's window state sampled with `recv --sample-ms` (Linux tcp_info, SO_RCVBUF and
+# TCP_WINDOW_CLAMP): what the `linux` profile's receive-window model is compared with.
+RECV_COLUMNS = ["t_ns", "bytes_read", "rcv_ssthresh", "rcv_space", "rcv_rtt_us", "rcvbuf", "window_clamp",
+                "rcv_mss"]
+
+
+def _recv_sample(conn, t: int, total: int) -> list:
+    info = parse_tcp_info(conn.getsockopt(socket.IPPROTO_TCP, TCP_INFO, TCP_INFO_LEN))
+    return [t, total, info["rcv_ssthresh"], info["rcv_space"], info["rcv_rtt_us"],
+            conn.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
+            conn.getsockopt(socket.IPPROTO_TCP, TCP_WINDOW_CLAMP), info["rcv_mss"]]
 
 
 def _wait_go() -> int:
@@ -91,12 +111,21 @@ def receive(a) -> dict:
     conn = None
     watch = [srv, sys.stdin]
     done = False
+    step = a.sample_ms * 1_000_000 if a.sample_ms else 0
+    samples: list = []
+    next_sample = 0
     while not done:
-        ready, _, _ = select.select(watch, [], [], 0.5)
+        if conn is not None and step:
+            now = time.monotonic_ns()
+            if now >= next_sample:
+                samples.append(_recv_sample(conn, now - t0, total))
+                next_sample = max(next_sample + step, now)
+        ready, _, _ = select.select(watch, [], [], min(0.5, step / 1e9) if step and conn is not None else 0.5)
         for r in ready:
             if r is srv:
                 conn, _ = srv.accept()
                 conn.setblocking(False)
+                next_sample = time.monotonic_ns()
                 watch = [conn, sys.stdin]
             elif r is sys.stdin:
                 if sys.stdin.readline().strip() in ("stop", ""):
@@ -115,7 +144,10 @@ def receive(a) -> dict:
                 total += n
                 k = t // bin_ns
                 bins[k] = bins.get(k, 0) + n
-    return {"bin_ns": bin_ns, "bins": sorted(bins.items()), "first_ns": first, "last_ns": last, "bytes": total}
+    out = {"bin_ns": bin_ns, "bins": sorted(bins.items()), "first_ns": first, "last_ns": last, "bytes": total}
+    if step:
+        out.update(columns=RECV_COLUMNS, samples=samples)
+    return out
 
 
 def send(a) -> dict:
@@ -252,6 +284,7 @@ def main() -> int:
     r = sub.add_parser("recv")
     r.add_argument("--port", type=int, required=True)
     r.add_argument("--bin-ms", type=int, default=10)
+    r.add_argument("--sample-ms", type=int, default=0, help="sample the receive window state (0: off)")
     s = sub.add_parser("send")
     s.add_argument("--to", required=True)
     s.add_argument("--port", type=int, required=True)

@@ -436,7 +436,8 @@ def run_testbed(scenario, *, cca: str | None = None, seed: int | None = None, du
         hosts.register(kernel)
         receivers, senders = [], []
         for i, f in enumerate(p.flows):
-            r = hosts.spawn(hosts.ns_b, ["recv", "--port", str(BASE_PORT + i), "--bin-ms", "10"])
+            r = hosts.spawn(hosts.ns_b, ["recv", "--port", str(BASE_PORT + i), "--bin-ms", "10",
+                                         "--sample-ms", str(sample_ms)])
             _expect_ready(r, f"receiver of flow {i}")
             receivers.append(r)
         for i, f in enumerate(p.flows):
@@ -455,14 +456,19 @@ def run_testbed(scenario, *, cca: str | None = None, seed: int | None = None, du
             time.sleep(min(0.2, max(0.0, (end - time.monotonic_ns()) / 1e9)))
         sent = [_read_json(s, f"sender of flow {i}", 30) for i, s in enumerate(senders)]
         counters = hosts.tcp_counters(hosts.ns_a)
+        counters_rx = hosts.tcp_counters(hosts.ns_b)
         for r in receivers:
             r.stdin.write("stop\n")
             r.stdin.flush()
         got = [_read_json(r, f"receiver of flow {i}", 30) for i, r in enumerate(receivers)]
     wall = time.perf_counter() - t_wall
     tables = build_tables(sc, p, kernel, sent, got, hosts.stats or {}, counters)
+    receive_window = [{"flow_id": i, "columns": g.get("columns", []), "samples": g.get("samples", [])}
+                      for i, g in enumerate(got)]
     return RunResult(sc, tables, 0, wall, extra={"kernel_tcp_counters": counters,
-                                                 "emulator": hosts.stats or {}})
+                                                 "kernel_tcp_counters_receiver": counters_rx,
+                                                 "emulator": hosts.stats or {},
+                                                 "receive_window": receive_window})
 
 
 # ---------------------------------------------------------------------------------------------

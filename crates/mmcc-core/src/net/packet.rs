@@ -154,6 +154,11 @@ pub struct Packet {
     pub opt: u8,
     /// This copy is a retransmission.
     pub retx: bool,
+    /// The receiver-side timestamp exchange of the `linux` profile, in its millisecond ticks
+    /// (`tcp::rcv_window::ts_ticks`; 0: none): an ACK's own TSval, and on data the TSecr echoing
+    /// the latest ACK's, from which a Linux receiver estimates the RTT (`tcp_rcv_rtt_measure_ts`).
+    /// Fills what was padding.
+    pub ts_ms: u32,
     /// SACK blocks as offsets above `ack`, most recent first (RFC 2018).
     sack: [(u32, u32); MAX_SACK_BLOCKS],
 }
@@ -211,6 +216,7 @@ impl Packet {
             nsack: 0,
             opt: 0,
             retx,
+            ts_ms: 0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
         }
     }

@@ -538,7 +538,7 @@ impl Simulation {
             Kind::Data => self.with_flow(flow, |f, ctx| f.receiver.on_data(pkt, ctx)),
             Kind::Ack => self.with_flow(flow, |f, ctx| f.sender.on_ack(pkt, ctx)),
             Kind::Syn => self.with_flow(flow, |f, ctx| f.receiver.on_syn(pkt, ctx)),
-            Kind::SynAck => self.with_flow(flow, |f, ctx| f.sender.on_synack(ctx)),
+            Kind::SynAck => self.with_flow(flow, |f, ctx| f.sender.on_synack(pkt, ctx)),
             Kind::HandshakeAck => {}
         }
     }

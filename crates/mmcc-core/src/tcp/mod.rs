@@ -14,6 +14,7 @@ pub mod app;
 pub mod profile;
 pub mod prr;
 pub mod rate;
+pub mod rcv_window;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
@@ -87,6 +88,12 @@ pub struct TcpConfig {
     /// Linux: the autotuning ceiling tcp_rmem[2] = 6 MiB.
     #[serde(default)]
     pub rcv_buf: Option<u64>,
+    #[serde(default)]
+    pub rcv_autotune: Option<bool>,
+    #[serde(default)]
+    pub rcv_buf_initial: Option<u64>,
+    #[serde(default)]
+    pub rcv_truesize: Option<u32>,
     /// Detect lost retransmissions by send order (the principle of RACK, RFC 8985, as Linux
     /// does) instead of waiting for the RTO (ns-3).
     #[serde(default)]
@@ -168,6 +175,9 @@ impl TcpConfig {
             quickack: self.quickack.unwrap_or(p.quickack),
             snd_buf: self.snd_buf.unwrap_or(p.snd_buf),
             rcv_buf: self.rcv_buf.unwrap_or(p.rcv_buf),
+            rcv_autotune: self.rcv_autotune.unwrap_or(p.rcv_autotune),
+            rcv_buf_initial: self.rcv_buf_initial.unwrap_or(p.rcv_buf_initial),
+            rcv_truesize: self.rcv_truesize.unwrap_or(p.rcv_truesize),
             detect_lost_retransmissions: self
                 .detect_lost_retransmissions
                 .unwrap_or(p.detect_lost_retransmissions),

@@ -8,7 +8,9 @@
 //! | `rto_estimator` | rfc6298 | rfc6298 (Linux's own as `linux`, not the default: see docs/tcp-profiles.md) | ns-3 `RttMeanDeviation`; Linux `tcp_rtt_estimator`, `__tcp_set_rto` |
 //! | `delack_timeout` | 200 ms | 40 ms | ns-3 `TcpSocket::DelAckTimeout`; Linux `TCP_DELACK_MIN` |
 //! | `quickack` | off | on (16 segments) | Linux `tcp_enter_quickack_mode`, `TCP_MAX_QUICKACKS` |
-//! | `snd_buf` / `rcv_buf` | 128 KiB | 4 MiB / 6 MiB | ns-3 `TcpSocket::SndBufSize/RcvBufSize`; Linux `tcp_wmem[2]`/`tcp_rmem[2]` |
+//! | `snd_buf` / `rcv_buf` | 128 KiB | 4 MiB / 32 MiB | ns-3 `TcpSocket::SndBufSize/RcvBufSize`; Linux `tcp_wmem[2]`/`tcp_rmem[2]` (32 MiB since Linux 6.16) |
+//! | `rcv_autotune` | off (the whole buffer is the window) | on: the window opens per segment, DRS grows the buffer, SACK compression | Linux `tcp_grow_window`, `tcp_rcv_space_adjust`, `__tcp_select_window`, `__tcp_ack_snd_check` ([`super::rcv_window`]) |
+//! | `rcv_buf_initial` / `rcv_truesize` | (unused) | 128 KiB / 2304 B | Linux `tcp_rmem[1]`; the memory a received MTU-sized segment charges (`skb->truesize`; measured on the testbed's TUN path) |
 //! | `detect_lost_retransmissions` | off (RTO repairs) | on (RACK-style) | Linux `tcp_rack_detect_loss` |
 //! | `cwnd_validation` | off | on | Linux `tcp_is_cwnd_limited` (RFC 7661) |
 //! | `frto` | off | on | spurious-timeout detection and undo: Linux `tcp_process_loss` (F-RTO, RFC 5682 SACK-enhanced) and `tcp_try_undo_loss` (timestamps, RFC 4015 Eifel) |
@@ -58,6 +60,9 @@ pub struct ProfileDefaults {
     pub quickack: bool,
     pub snd_buf: u64,
     pub rcv_buf: u64,
+    pub rcv_autotune: bool,
+    pub rcv_buf_initial: u64,
+    pub rcv_truesize: u32,
     pub detect_lost_retransmissions: bool,
     pub cwnd_validation: bool,
     pub timestamps: bool,
@@ -77,6 +82,9 @@ impl ProfileDefaults {
                 quickack: false,
                 snd_buf: 131_072,
                 rcv_buf: 131_072,
+                rcv_autotune: false,
+                rcv_buf_initial: 131_072,
+                rcv_truesize: 2304,
                 detect_lost_retransmissions: false,
                 cwnd_validation: false,
                 timestamps: true,
@@ -94,12 +102,15 @@ impl ProfileDefaults {
                 delack_timeout: Dur::from_millis(40),
                 quickack: true,
                 snd_buf: 4 << 20,
-                rcv_buf: 6 << 20,
+                rcv_buf: 32 << 20,
+                rcv_autotune: true,
+                rcv_buf_initial: 131_072,
+                rcv_truesize: 2304,
                 detect_lost_retransmissions: true,
                 cwnd_validation: true,
                 timestamps: true,
                 frto: true,
-                handshake: false,
+                handshake: true,
             },
         }
     }
@@ -130,6 +141,9 @@ pub struct TcpSettings {
     pub quickack: bool,
     pub snd_buf: u64,
     pub rcv_buf: u64,
+    pub rcv_autotune: bool,
+    pub rcv_buf_initial: u64,
+    pub rcv_truesize: u32,
     pub detect_lost_retransmissions: bool,
     pub cwnd_validation: bool,
     pub timestamps: bool,

@@ -8,6 +8,7 @@
 //! ones exist and so may report only part of a range.
 
 use super::profile::MAX_QUICKACKS;
+use super::rcv_window::{ts_ticks, LinuxRcvWindow};
 use super::{Ctx, TcpSettings, TimerKind};
 use crate::engine::timer::Fired;
 use crate::engine::LazyTimer;
@@ -182,6 +183,8 @@ pub struct TcpReceiver {
     pub rcv_nxt: u64,
     /// Out-of-order data as merged ranges above `rcv_nxt`, sorted.
     ooo: VecDeque<Range>,
+    /// Bytes in `ooo`.
+    ooo_held: u64,
     /// The ranges of the latest out-of-order segments, newest first (RFC 2018 block order),
     /// kept up to date as ranges merge or are delivered: an ACK's SACK blocks need no search.
     recent: [Range; MAX_SACK_BLOCKS],
@@ -200,6 +203,11 @@ pub struct TcpReceiver {
     ts_recent: Time,
     last_ack_sent: u64,
     delack: LazyTimer,
+    /// `linux` profile with `rcv_autotune`: Linux's receive window, DRS and SACK compression.
+    win: Option<LinuxRcvWindow>,
+    /// Bytes delivered in order by the segment being processed and not yet read by the
+    /// application (it reads right after the ACK decision, as a Linux reader woken by it).
+    unread: u64,
     /// Application bytes delivered in order.
     pub delivered: u64,
 }
@@ -216,6 +224,7 @@ impl TcpReceiver {
             rcv_buf: cfg.rcv_buf,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
+            ooo_held: 0,
             recent: [Range::default(); MAX_SACK_BLOCKS],
             nrecent: 0,
             ns3_sack: (cfg.profile == super::Profile::Ns3).then(Ns3SackList::default),
@@ -239,6 +248,8 @@ impl TcpReceiver {
             ts_recent: Time::ZERO,
             last_ack_sent: 0,
             delack: LazyTimer::new(),
+            win: (cfg.rcv_autotune && cfg.profile == super::Profile::Linux).then(|| LinuxRcvWindow::new(cfg)),
+            unread: 0,
             delivered: 0,
         }
     }
@@ -262,12 +273,22 @@ impl TcpReceiver {
         let opt = crate::net::packet::syn_option_bytes(self.opt_bytes > 0);
         let kind = crate::net::Kind::SynAck;
         let mut p = Packet::handshake(kind, self.flow, self.node, self.peer, pkt.sent_at, opt, false);
-        p.rwnd = self.rcv_buf.min(u32::MAX as u64) as u32;
+        let rwnd = match &self.win {
+            Some(w) => w.initial_window(),
+            None => self.rcv_buf,
+        };
+        p.rwnd = rwnd.min(u32::MAX as u64) as u32;
+        p.ts_ms = ts_ticks(ctx.now);
         ctx.out.push(p);
     }
 
     /// A data segment arrived.
     pub fn on_data(&mut self, pkt: &Packet, ctx: &mut Ctx) {
+        if pkt.len == 0 {
+            // a window probe: answer with the window (Linux tcp_send_probe0 -> an ACK)
+            self.send_ack(ctx);
+            return;
+        }
         ctx.rec.counters.data_received += 1;
         let (s, e) = (pkt.seq, pkt.seq + pkt.len as u64);
         if e <= self.rcv_nxt {
@@ -289,6 +310,10 @@ impl TcpReceiver {
             self.deliver(from, e - from, pkt.sent_at, ctx);
             self.rcv_nxt = e;
             self.pull_in_order(ctx);
+            if self.win.is_some() {
+                self.in_order_linux(pkt, from, had_hole, ctx);
+                return;
+            }
             if had_hole {
                 self.send_ack(ctx);
             } else if self.quickacks > 0 {
@@ -304,7 +329,11 @@ impl TcpReceiver {
             }
             return;
         }
-        // Out of order: keep it, ACK at once with SACK.
+        // Out of order: keep it, ACK at once with SACK (Linux: at once for the first three
+        // duplicate ACKs of a hole, then compressed).
+        if let Some(w) = &mut self.win {
+            w.measure_rtt(ctx.now, pkt.ts_ms, pkt.len as u64);
+        }
         if self.ooo_segs.insert(s, pkt.len, pkt.sent_at) {
             if let Some(list) = &mut self.ns3_sack {
                 // TcpRxBuffer::Add: the piece not held yet (head and tail trimmed by held data)
@@ -323,10 +352,78 @@ impl TcpReceiver {
                 }
             }
             self.insert_ooo(s, e);
+            if self.win.is_some() {
+                self.out_of_order_linux(pkt, ctx);
+                return;
+            }
         } else {
             ctx.rec.counters.dup_data_received += 1;
         }
         self.send_ack(ctx);
+    }
+
+    /// Memory charged now: the out-of-order data and what the application has not read yet.
+    fn rmem(&self, w: &LinuxRcvWindow) -> u64 {
+        debug_assert_eq!(self.ooo_held, self.ooo.iter().map(|r| r.end - r.start).sum::<u64>());
+        w.charge(self.ooo_held) + w.charge(self.unread)
+    }
+
+    /// Linux, an in-order segment (`tcp_event_data_recv`, `__tcp_ack_snd_check`, then the
+    /// reader's `tcp_recvmsg`: `tcp_rcv_space_adjust` and `tcp_cleanup_rbuf`).
+    fn in_order_linux(&mut self, pkt: &Packet, from: u64, had_hole: bool, ctx: &mut Ctx) {
+        self.unread = self.rcv_nxt - from;
+        let mut w = self.win.take().expect("linux receive window");
+        w.measure_rtt(ctx.now, pkt.ts_ms, pkt.len as u64);
+        w.measure_rcv_mss(pkt.len as u64);
+        // tcp_grow_window: a segment that opens the window keeps quick-ACK mode on
+        // (`icsk_ack.quick |= 1`)
+        if pkt.len >= 128 && w.grow(pkt.len as u64, self.rmem(&w)) && self.quickack {
+            self.quickacks |= 1;
+        }
+        self.win = Some(w);
+        self.pending += 1;
+        // a filled hole (ICSK_ACK_NOW), quick-ACK mode, or the second full segment
+        let acked = had_hole || self.quickacks > 0 || self.pending >= self.delack_count;
+        if acked {
+            self.send_ack(ctx);
+        } else if let Some((t, g)) = self.delack.arm(ctx.now + self.delack_timeout) {
+            ctx.timers.push((TimerKind::DelAck, t, g));
+        }
+        // the application reads everything at once
+        self.unread = 0;
+        let (rcv_nxt, ooo_end) = (self.rcv_nxt, self.ooo.back().map(|r| r.end));
+        let mut w = self.win.take().expect("linux receive window");
+        w.after_read(ctx.now, rcv_nxt, rcv_nxt, ooo_end);
+        // tcp_cleanup_rbuf: a window update if the read opened the window enough (also right
+        // after an ACK that offered what the unread data left)
+        let update = w.update_worth_sending(rcv_nxt, self.rmem(&w));
+        self.win = Some(w);
+        if update {
+            self.send_ack(ctx);
+        }
+    }
+
+    /// Linux, a new out-of-order segment (`tcp_data_queue_ofo`, `__tcp_ack_snd_check`).
+    fn out_of_order_linux(&mut self, pkt: &Packet, ctx: &mut Ctx) {
+        let mut w = self.win.take().expect("linux receive window");
+        if self.sack && w.grow(pkt.len as u64, self.rmem(&w)) && self.quickack {
+            self.quickacks |= 1;
+        }
+        if let Some(last) = self.ooo.back() {
+            w.after_ofo(self.rcv_nxt, last.end);
+        }
+        let delay = if self.quickacks > 0 || !self.sack { None } else { w.compress_sack(self.rcv_nxt) };
+        self.win = Some(w);
+        match delay {
+            None => self.send_ack(ctx),
+            Some(d) => {
+                if !self.delack.is_armed() {
+                    if let Some((t, g)) = self.delack.arm(ctx.now + d) {
+                        ctx.timers.push((TimerKind::DelAck, t, g));
+                    }
+                }
+            }
+        }
     }
 
     fn insert_ooo(&mut self, s: u64, e: u64) {
@@ -334,23 +431,29 @@ impl TcpReceiver {
         let merged = match self.ooo.back_mut() {
             Some(last) if s == last.end => {
                 last.end = e;
+                self.ooo_held += e - s;
                 *last
             }
             Some(last) if s > last.end => {
                 self.ooo.push_back(Range::new(s, e));
+                self.ooo_held += e - s;
                 Range::new(s, e)
             }
             None => {
                 self.ooo.push_back(Range::new(s, e));
+                self.ooo_held += e - s;
                 Range::new(s, e)
             }
             _ => {
                 let (lo, hi) = Range::new(s, e).touching(&self.ooo);
                 if lo == hi {
                     self.ooo.insert(lo, Range::new(s, e));
+                    self.ooo_held += e - s;
                     Range::new(s, e)
                 } else {
                     let merged = Range::new(self.ooo[lo].start.min(s), self.ooo[hi - 1].end.max(e));
+                    let before: u64 = self.ooo.range(lo..hi).map(|r| r.end - r.start).sum();
+                    self.ooo_held += (merged.end - merged.start) - before;
                     self.ooo[lo] = merged;
                     self.ooo.drain(lo + 1..hi);
                     merged
@@ -387,6 +490,7 @@ impl TcpReceiver {
                 break;
             }
             self.ooo.pop_front();
+            self.ooo_held -= r.end - r.start;
             while let Some((seq, len, sent_at)) = self.ooo_segs.pop_below(r.end) {
                 let end = seq + len as u64;
                 if end > self.rcv_nxt {
@@ -428,16 +532,31 @@ impl TcpReceiver {
             None => (self.recent, self.nrecent),
         };
         let n = if self.sack && !self.ooo.is_empty() { n } else { 0 };
+        let rwnd = match self.win.take() {
+            Some(mut w) => {
+                // tcp_select_window, then tcp_event_ack_sent (tcp_dec_quickack_mode)
+                let (rwnd, low) = w.select(self.rcv_nxt, self.rmem(&w));
+                if low {
+                    self.quickacks = 0;
+                }
+                self.quickacks = self.quickacks.saturating_sub(1);
+                w.ack_sent();
+                self.win = Some(w);
+                rwnd
+            }
+            None => self.rcv_buf,
+        };
         let mut pkt = Packet::new_ack(
             self.flow,
             self.node,
             self.peer,
             self.rcv_nxt,
-            self.rcv_buf,
+            rwnd,
             &blocks[..n],
             self.ts_recent,
         );
         pkt.opt = self.opt_bytes;
+        pkt.ts_ms = ts_ticks(ctx.now);
         self.last_ack_sent = self.rcv_nxt;
         ctx.rec.counters.acks_sent += 1;
         ctx.out.push(pkt);
@@ -448,7 +567,8 @@ impl TcpReceiver {
             Fired::Ignore => {}
             Fired::Reschedule(t, g) => ctx.timers.push((TimerKind::DelAck, t, g)),
             Fired::Expired => {
-                if self.pending > 0 {
+                let compressed = self.win.as_ref().is_some_and(|w| w.compressed() > 0);
+                if self.pending > 0 || compressed {
                     self.send_ack(ctx);
                 }
             }

@@ -59,6 +59,8 @@ pub struct TcpSender {
     recover: Option<u64>,
     prr: Prr,
     rwnd: u64,
+    /// The latest ACK's TSval (`Packet::ts_ms`), echoed on data.
+    ts_recent_ms: u32,
     /// Congestion-window validation (Linux `tcp_cwnd_validate`): whether the sender was
     /// cwnd-limited during the current window, the most it had outstanding, and the sequence
     /// that ends the window.
@@ -158,6 +160,7 @@ impl TcpSender {
             recover: None,
             prr: Prr::default(),
             rwnd: u64::MAX,
+            ts_recent_ms: 0,
             cwnd_limited: false,
             stops: SendStops::default(),
             max_outstanding: 0,
@@ -194,9 +197,11 @@ impl TcpSender {
     }
 
     /// ns-3 `TcpSocketBase::SendEmptyPacket(SYN)`: retransmitted after `ConnTimeout` (3 s),
-    /// doubled per retry, at most `SynRetries` (6) times. In the `ns3` profile the SYN-ACK gives
-    /// the first RTT sample unless the SYN was retransmitted (the SYN enters ns-3's RTT history;
-    /// `ProcessSynSent` calls `EstimateRtt`).
+    /// doubled per retry, at most `SynRetries` (6) times; Linux `tcp_connect`: after
+    /// `TCP_TIMEOUT_INIT` (the initial RTO, 1 s), doubled, `tcp_syn_retries` (6) times. The
+    /// SYN-ACK gives the first RTT sample unless the SYN was retransmitted (ns-3: the SYN enters
+    /// the RTT history and `ProcessSynSent` calls `EstimateRtt`; Linux: `tcp_clean_rtx_queue`
+    /// acknowledging the SYN).
     fn send_syn(&mut self, ctx: &mut Ctx) {
         let tries = self.syn_tries.unwrap_or(0);
         if tries > 6 {
@@ -206,7 +211,11 @@ impl TcpSender {
         let p = Packet::handshake(crate::net::Kind::Syn, self.flow, self.node, self.peer, ctx.now, opt, tries > 0);
         self.syn_sent = (tries == 0).then_some(ctx.now);
         ctx.out.push(p);
-        let t = ctx.now + Dur(Dur::from_secs(3).0 << tries);
+        let first = match self.cfg.profile {
+            Profile::Ns3 => Dur::from_secs(3),
+            Profile::Linux => self.cfg.initial_rto,
+        };
+        let t = ctx.now + Dur(first.0 << tries);
         self.syn_tries = Some(tries + 1);
         if let Some((at, g)) = self.syn_timer.arm(t) {
             ctx.timers.push((TimerKind::Syn, at, g));
@@ -214,19 +223,22 @@ impl TcpSender {
     }
 
     /// The SYN-ACK: the connection is open (ns-3 ProcessSynSent), data may flow.
-    pub fn on_synack(&mut self, ctx: &mut Ctx) {
+    pub fn on_synack(&mut self, pkt: &Packet, ctx: &mut Ctx) {
         if self.syn_tries.take().is_none() {
             return; // a duplicate SYN-ACK
         }
+        self.ts_recent_ms = pkt.ts_ms;
         self.syn_timer.cancel();
-        if self.cfg.profile == Profile::Ns3 {
-            if let Some(sent) = self.syn_sent {
-                // TcpSocketBase::EstimateRtt on the SYN-ACK
-                let r = if self.ns3_timestamps { ns3_ts_rtt(ctx.now, sent) } else { ctx.now - sent };
-                self.rtt.sample(r);
-                ctx.rec.on_rtt(ctx.now, r);
-                self.sync_rtt();
-            }
+        if let Some(sent) = self.syn_sent {
+            // ns-3 TcpSocketBase::EstimateRtt on the SYN-ACK (whole ms with timestamps); Linux
+            // tcp_ack_update_rtt from the SYN's send time (us)
+            let r = match self.cfg.profile {
+                Profile::Ns3 if self.ns3_timestamps => ns3_ts_rtt(ctx.now, sent),
+                _ => ctx.now - sent,
+            };
+            self.rtt.sample(r);
+            ctx.rec.on_rtt(ctx.now, r);
+            self.sync_rtt();
         }
         // the handshake's ACK goes out first (ns-3 TcpSocketBase::ProcessSynSent: SendEmptyPacket
         // (ACK), then SendPendingData)
@@ -367,6 +379,12 @@ impl TcpSender {
             }
             if self.sb.outstanding() + len > self.rwnd {
                 self.stops.rwnd += 1;
+                if self.sb.outstanding() == 0 && !self.rto_timer.is_armed() {
+                    // Nothing in flight to bring a window update: probe the window after an
+                    // RTO (Linux tcp_check_probe_timer; RFC 9293 3.8.6.1)
+                    let at = ctx.now + self.rtt.rto();
+                    Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
+                }
                 return false;
             }
             self.cc.app_limited = false;
@@ -455,6 +473,7 @@ impl TcpSender {
     fn emit(&mut self, seq: u64, len: u32, retx: bool, ctx: &mut Ctx) {
         let mut pkt = Packet::data(self.flow, self.node, self.peer, seq, len, ctx.now, retx);
         pkt.opt = self.opt_bytes;
+        pkt.ts_ms = self.ts_recent_ms;
         // ns-3 paces only once the initial window has gone out (`IsPacingEnabled`: highTxMark
         // above the initial window; `PaceInitialWindow` is off by default); Linux from the start
         let paced = self.cfg.profile == Profile::Linux || self.sb.snd_nxt >= self.cc.initial_cwnd;
@@ -571,6 +590,8 @@ impl TcpSender {
         self.write_app_data(ctx.now);
         let rwnd_changed = self.rwnd != pkt.rwnd as u64 && self.rwnd != u64::MAX;
         self.rwnd = pkt.rwnd as u64;
+        // RFC 7323 TS.Recent of an ACK (Linux tcp_replace_ts_recent): echoed on the next data
+        self.ts_recent_ms = pkt.ts_ms;
         let now = ctx.now;
         self.cc.now = now;
         let prior_in_flight = self.pipe();
@@ -1155,6 +1176,18 @@ impl TcpSender {
 
     fn on_rto(&mut self, ctx: &mut Ctx) {
         if self.sb.outstanding() == 0 {
+            if self.app.written > self.sb.snd_nxt && self.rwnd < self.mss {
+                // Linux tcp_probe_timer -> tcp_send_probe0: a segment without data below
+                // snd_una makes the receiver ACK with its window; back off and probe again
+                let mut probe = Packet::data(self.flow, self.node, self.peer, self.sb.snd_una, 0, ctx.now, false);
+                probe.opt = self.opt_bytes;
+                probe.ts_ms = self.ts_recent_ms;
+                ctx.out.push(probe);
+                ctx.rec.event(ctx.now, "window_probe", self.rwnd as f64);
+                self.rtt.back_off();
+                let at = ctx.now + self.rtt.rto();
+                Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
+            }
             return;
         }
         ctx.rec.counters.rtos += 1;

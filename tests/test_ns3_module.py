@@ -33,9 +33,17 @@ def test_short_cross_check_within_band(tmp_path):
     assert res["cases"] == len(ccas)
     for row in res["rows"]:
         assert abs(row["diff_pct"]) <= 5.0, row
+    store = tmp_path / "store"
     sq = validate_ns3.run_validation(tmp_path / "square", ccas=["newreno"], rates=["square"], seeds=1,
-                                     duration=4.0, progress=False)
+                                     duration=4.0, progress=False, store=store)
     assert abs(sq["rows"][0]["diff_pct"]) <= 5.0, sq["rows"][0]
+    # the store keeps ns-3's result; another output folder reuses it instead of running ns-3
+    kept = sorted(store.glob("*-ns3.json"))
+    assert len(kept) == 1
+    again = validate_ns3.run_validation(tmp_path / "again", ccas=["newreno"], rates=["square"], seeds=1,
+                                        duration=4.0, progress=False, store=store)
+    assert (tmp_path / "again" / "runs" / kept[0].name).read_bytes() == kept[0].read_bytes()
+    assert again["rows"][0]["ns3_mbps"] == sq["rows"][0]["ns3_mbps"]
 
 
 def test_matrix_has_the_ported_algorithms_and_bottleneck_shapes():

@@ -105,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--loss", help="comma-separated per-packet loss rates (default: 0,1e-5,1e-4,1e-3)")
     v.add_argument("--workers", type=int, help="parallel runs (default: all cores)")
     v.add_argument("--out", default="out/validate-ns3", help="output folder (resumable)")
+    v.add_argument("--store", help="ns3: a folder of ns-3 results kept between checkouts (e.g. validation/ns3-runs, "
+                                   "the runs behind docs/validation.md): results of this runner build found there "
+                                   "are reused, new ones are added to it")
 
     sw = sub.add_parser("sweep", help="run a scenario over a grid of algorithms, parameters and seeds",
                         description="Run the cartesian product of algorithms x parameter values x seeds on all local "
@@ -508,6 +511,8 @@ def _cmd_testbed(a) -> int:
 
 def _cmd_validate(a) -> int:
     if a.reference == "linux":
+        if a.store:
+            raise ValueError("validate linux: --store is for ns3 (the kernel side is run each time)")
         from .experiments.validate_linux import run_validation as run_linux
         from .testbed.run import install_signal_handlers
 
@@ -533,7 +538,7 @@ def _cmd_validate(a) -> int:
     except ValueError:
         raise ValueError(f"validate: --loss {a.loss!r}: expected comma-separated numbers, e.g. 0,1e-4") from None
     res = run_validation(a.out, quick=a.quick, seeds=a.seeds, duration=a.duration, ccas=ccas, rates=rates,
-                         losses=losses, workers=a.workers)
+                         losses=losses, workers=a.workers, store=a.store)
     print(f"{res['cases']} cases: {100 * res['within_5pct']:.0f} % within +-5 %, "
           f"{100 * res['within_10pct']:.0f} % within +-10 % of ns-3; report: {a.out}/report.md")
     return 0

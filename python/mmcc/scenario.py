@@ -184,6 +184,7 @@ TCP_FIELDS: dict[str, Parser] = {
     "recv_autotune": BOOL,
     "recv_buffer_initial": SIZE,
     "recv_truesize": SIZE32,
+    "sack_compression": BOOL,
     "pacing": BOOL,
     "detect_lost_retransmissions": BOOL,
     "cwnd_validation": BOOL,

@@ -421,3 +421,22 @@ fn linux_receiver_acks_each_segment_while_its_window_grows() {
         assert_eq!(flow_stat(&out, "acks_sent"), acks, "autotune {autotune}");
     }
 }
+
+/// `sack_compression` (off by default, docs/tcp-profiles.md): once slow start's overshoot fills
+/// the receiver with out-of-order data and its window stops opening, Linux SACKs at most once per
+/// millisecond after three immediate duplicate ACKs per hole, so the receiver sends far fewer
+/// ACKs for the same data.
+#[test]
+fn linux_sack_compression_sends_fewer_acks_in_recovery() {
+    let acks = |on: bool| {
+        let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(50), 625_000, Dur::from_secs(2));
+        cfg.flows[0].tcp.profile = Profile::Linux;
+        cfg.flows[0].tcp.sack_compression = Some(on);
+        let out = mmcc_core::run(cfg).unwrap();
+        (flow_stat(&out, "acks_sent"), flow_stat(&out, "data_received"))
+    };
+    let (off, data_off) = acks(false);
+    let (on, data_on) = acks(true);
+    assert!(data_on > 1000.0 && data_off > 1000.0);
+    assert!(on / data_on < 0.9 * off / data_off, "ACKs per segment: {} with, {} without", on / data_on, off / data_off);
+}

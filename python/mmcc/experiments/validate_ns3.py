@@ -232,7 +232,10 @@ def _execute(case: Case, side: str, out: str, runner: str, build: str) -> str:
 
 def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | None = None,
                    duration: float | None = None, ccas: list[str] | None = None, rates: list[str] | None = None,
-                   losses: list[float] | None = None, workers: int | None = None, progress: bool = True) -> dict:
+                   losses: list[float] | None = None, workers: int | None = None, progress: bool = True,
+                   store: str | Path | None = None) -> dict:
+    """Run the matrix in both simulators (resumable). `store`: a folder of ns-3 results kept
+    between checkouts; results of this runner build there are reused and new ones added."""
     from .. import _core, ns3
 
     out = Path(out_dir)
@@ -242,6 +245,14 @@ def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | Non
     cases = matrix(quick, seeds, duration, ccas, rates, losses)
     if any(c.rate == "trace" for c in cases):
         thesis_edge_trace(out)  # once, before the workers need it
+    store_dir = Path(store) if store else None
+    if store_dir is not None:
+        if store_dir.exists() and not store_dir.is_dir():
+            raise ValueError(f"validate ns3: --store {store}: not a folder")
+        for c in cases:
+            kept, here = store_dir / _result_path(out, c, "ns3").name, _result_path(out, c, "ns3")
+            if not _is_current(here, builds["ns3"]) and _is_current(kept, builds["ns3"]):
+                atomic_write_bytes(here, kept.read_bytes())
     todo = [(c, side) for c in cases for side in ("ns3", "mmcc")
             if not _is_current(_result_path(out, c, side), builds[side])]
     # ns-3 runs first: they are the long ones
@@ -258,6 +269,12 @@ def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | Non
                 sys.stderr.write(f"\r{done}/{len(todo)} runs, {el:.0f} s elapsed   ")
     if progress and todo:
         sys.stderr.write("\n")
+    if store_dir is not None:
+        store_dir.mkdir(parents=True, exist_ok=True)
+        for c in cases:
+            here = _result_path(out, c, "ns3")
+            if _is_current(here, builds["ns3"]) and not _is_current(store_dir / here.name, builds["ns3"]):
+                atomic_write_bytes(store_dir / here.name, here.read_bytes())
     return write_report(out, cases)
 
 

@@ -194,7 +194,13 @@ impl SimConfig {
         within(&format!("{tk}.initial_cwnd"), t.initial_cwnd, 1, 100_000, "")?;
         within(&format!("{tk}.dupthresh"), t.dupthresh, 1, 1000, "")?;
         within(&format!("{tk}.delayed_ack_count"), t.delack_count, 1, 64, "")?;
-        for (name, b) in [("send_buffer", t.snd_buf), ("recv_buffer", t.rcv_buf)] {
+        // memory per received segment (a buffer of a page or a few)
+        within(&format!("{tk}.recv_truesize"), t.rcv_truesize, 1, 65_536, "B")?;
+        for (name, b) in [
+            ("send_buffer", t.snd_buf),
+            ("recv_buffer", t.rcv_buf),
+            ("recv_buffer_initial", t.rcv_buf_initial),
+        ] {
             if b < t.mss as u64 {
                 return Err(format!(
                     "{tk}.{name}: {b}B is out of range; allowed: at least one segment ({}B)",

@@ -84,16 +84,24 @@ pub struct TcpConfig {
     /// Linux: the autotuning ceiling tcp_wmem[2] = 4 MiB.
     #[serde(default)]
     pub snd_buf: Option<u64>,
-    /// Receive buffer in bytes (bounds the advertised window). ns-3 RcvBufSize: 131072;
-    /// Linux: the autotuning ceiling tcp_rmem[2] = 6 MiB.
+    /// Receive buffer in bytes. ns-3 RcvBufSize: 131072, the advertised window; Linux: the
+    /// autotuning ceiling tcp_rmem[2] = 32 MiB (Linux >= 6.16).
     #[serde(default)]
     pub rcv_buf: Option<u64>,
+    /// Linux's receive window: opened per segment, grown by DRS, SACKs compressed
+    /// ([`rcv_window`]); off: the whole `rcv_buf` is the window.
     #[serde(default)]
     pub rcv_autotune: Option<bool>,
+    /// Linux tcp_rmem[1]: the receive buffer a connection starts with (131072).
     #[serde(default)]
     pub rcv_buf_initial: Option<u64>,
+    /// Memory one received MTU-sized segment takes (Linux skb->truesize; 2304 on the testbed's
+    /// TUN path): the window is memory x segment / truesize.
     #[serde(default)]
     pub rcv_truesize: Option<u32>,
+    /// Linux's SACK compression for out-of-order data (with `rcv_autotune`).
+    #[serde(default)]
+    pub sack_compression: Option<bool>,
     /// Detect lost retransmissions by send order (the principle of RACK, RFC 8985, as Linux
     /// does) instead of waiting for the RTO (ns-3).
     #[serde(default)]
@@ -178,6 +186,7 @@ impl TcpConfig {
             rcv_autotune: self.rcv_autotune.unwrap_or(p.rcv_autotune),
             rcv_buf_initial: self.rcv_buf_initial.unwrap_or(p.rcv_buf_initial),
             rcv_truesize: self.rcv_truesize.unwrap_or(p.rcv_truesize),
+            sack_compression: self.sack_compression.unwrap_or(p.sack_compression),
             detect_lost_retransmissions: self
                 .detect_lost_retransmissions
                 .unwrap_or(p.detect_lost_retransmissions),

@@ -10,6 +10,7 @@
 //! | `quickack` | off | on (16 segments) | Linux `tcp_enter_quickack_mode`, `TCP_MAX_QUICKACKS` |
 //! | `snd_buf` / `rcv_buf` | 128 KiB | 4 MiB / 32 MiB | ns-3 `TcpSocket::SndBufSize/RcvBufSize`; Linux `tcp_wmem[2]`/`tcp_rmem[2]` (32 MiB since Linux 6.16) |
 //! | `rcv_autotune` | off (the whole buffer is the window) | on: the window opens per segment, DRS grows the buffer, SACK compression | Linux `tcp_grow_window`, `tcp_rcv_space_adjust`, `__tcp_select_window`, `__tcp_ack_snd_check` ([`super::rcv_window`]) |
+//! | `sack_compression` | off | off (Linux compresses; see docs/tcp-profiles.md why not by default) | Linux `tcp_comp_sack_*` |
 //! | `rcv_buf_initial` / `rcv_truesize` | (unused) | 128 KiB / 2304 B | Linux `tcp_rmem[1]`; the memory a received MTU-sized segment charges (`skb->truesize`; measured on the testbed's TUN path) |
 //! | `detect_lost_retransmissions` | off (RTO repairs) | on (RACK-style) | Linux `tcp_rack_detect_loss` |
 //! | `cwnd_validation` | off | on | Linux `tcp_is_cwnd_limited` (RFC 7661) |
@@ -63,6 +64,7 @@ pub struct ProfileDefaults {
     pub rcv_autotune: bool,
     pub rcv_buf_initial: u64,
     pub rcv_truesize: u32,
+    pub sack_compression: bool,
     pub detect_lost_retransmissions: bool,
     pub cwnd_validation: bool,
     pub timestamps: bool,
@@ -85,6 +87,7 @@ impl ProfileDefaults {
                 rcv_autotune: false,
                 rcv_buf_initial: 131_072,
                 rcv_truesize: 2304,
+                sack_compression: false,
                 detect_lost_retransmissions: false,
                 cwnd_validation: false,
                 timestamps: true,
@@ -106,6 +109,11 @@ impl ProfileDefaults {
                 rcv_autotune: true,
                 rcv_buf_initial: 131_072,
                 rcv_truesize: 2304,
+                // Linux compresses SACKs (tcp_comp_sack_*), but not by default here: see
+                // docs/tcp-profiles.md (with mmcc's evenly spaced losses it hides more SACK
+                // information than the kernel's runs of losses, and mmcc has no DSACK-based
+                // reordering adaptation or undo to make up for it)
+                sack_compression: false,
                 detect_lost_retransmissions: true,
                 cwnd_validation: true,
                 timestamps: true,
@@ -144,6 +152,7 @@ pub struct TcpSettings {
     pub rcv_autotune: bool,
     pub rcv_buf_initial: u64,
     pub rcv_truesize: u32,
+    pub sack_compression: bool,
     pub detect_lost_retransmissions: bool,
     pub cwnd_validation: bool,
     pub timestamps: bool,

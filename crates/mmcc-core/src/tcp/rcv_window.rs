@@ -12,11 +12,14 @@
 //!
 //! Also here: SACK compression (`tcp_comp_sack_*`: after three immediate duplicate ACKs per
 //! hole, out-of-order segments are acknowledged at most once per min(1 ms, RTT/20) or every 44
-//! segments) and the receiver RTT estimate both rely on (`tcp_rcv_rtt_measure_ts`: echoed
-//! timestamps, whole milliseconds).
+//! segments; on with `sack_compression`, off by default, docs/tcp-profiles.md says why) and the
+//! receiver RTT estimate both rely on (`tcp_rcv_rtt_measure_ts`: echoed timestamps, whole
+//! milliseconds).
 //!
-//! Checked against the kernel: `tests/test_profiles_linux.py` compares this model's window,
-//! clamp, buffer and DRS steps with a testbed capture of Linux 6.18.44 (docs/tcp-profiles.md).
+//! Checked against the kernel: the unit tests below hold the window, clamp, buffer and DRS steps
+//! that the testbed read from Linux 6.18.44 (`receive_window` samples of `mmcc testbed`), and
+//! `tests/harness.rs::linux_receiver_acks_each_segment_while_its_window_grows` the ACKs of its
+//! capture (docs/tcp-profiles.md).
 
 use super::TcpSettings;
 use crate::time::{Dur, Time};
@@ -135,8 +138,13 @@ impl LinuxRcvWindow {
     }
 
     /// Memory charged by `bytes` of received, unread data.
+    #[inline]
     pub fn charge(&self, bytes: u64) -> u64 {
-        bytes.div_ceil(self.advmss) * self.truesize
+        match bytes {
+            0 => 0,
+            b if b <= self.advmss => self.truesize, // the usual case: one segment, no division
+            b => b.div_ceil(self.advmss) * self.truesize,
+        }
     }
 
     /// `tcp_space`: the window the free memory allows.
@@ -184,7 +192,8 @@ impl LinuxRcvWindow {
         }
         if len != self.rcv_mss {
             let old = self.ratio;
-            self.ratio = ((len << RATIO_SHIFT) / self.truesize).max(1);
+            // a u8 in the kernel: a segment is always smaller than its buffer there
+            self.ratio = ((len << RATIO_SHIFT) / self.truesize).clamp(1, 255);
             if self.ratio != old {
                 self.set_window_clamp(self.win_from_space(self.rcvbuf));
                 self.space = self.space.min(self.window_clamp);
@@ -208,6 +217,9 @@ impl LinuxRcvWindow {
     /// segment included): open `rcv_ssthresh` by two segments while the clamp and the free
     /// memory allow. True if it grew (the caller sets `icsk_ack.quick |= 1`).
     pub fn grow(&mut self, len: u64, rmem: u64) -> bool {
+        if self.rcv_ssthresh >= self.window_clamp {
+            return false; // no room whatever the memory (the steady state, checked first)
+        }
         let limit = self.window_clamp.min(self.free_space(rmem));
         if limit <= self.rcv_ssthresh {
             return false;

@@ -228,6 +228,10 @@ impl TcpSender {
             return; // a duplicate SYN-ACK
         }
         self.ts_recent_ms = pkt.ts_ms;
+        if self.cfg.profile == Profile::Linux {
+            // the SYN-ACK's window (never scaled) bounds the first flight (tcp_ack_update_window)
+            self.rwnd = pkt.rwnd as u64;
+        }
         self.syn_timer.cancel();
         if let Some(sent) = self.syn_sent {
             // ns-3 TcpSocketBase::EstimateRtt on the SYN-ACK (whole ms with timestamps); Linux

@@ -201,7 +201,7 @@ def test_a_spurious_timeout_is_undone_by_the_kernel_and_by_the_linux_profile():
     """The bottleneck (20 Mb/s, 20 ms, one-BDP buffer) crawls at 50 kb/s from 3 s to 3.8 s: one
     timeout, nothing lost by it. The kernel undoes it (TcpExtTCPLossUndo: the echoed timestamp
     predates the retransmission, or TCPSpuriousRTOs: F-RTO); so does the linux profile (`undo`
-    event), and a second after the stall both windows are back near the one before it, where
+    event), and right after the stall both windows are back near the one before it, where
     `tcp.frto = false` is at about half."""
     from mmcc.results import run
     from mmcc.testbed.run import run_testbed
@@ -226,5 +226,8 @@ def test_a_spurious_timeout_is_undone_by_the_kernel_and_by_the_linux_profile():
     raw["tcp"]["frto"] = False
     off = run(Scenario.from_dict(raw, source="stall"))
     before = cwnd_at(k, 2.9)
-    assert abs(cwnd_at(m, 3.9) - cwnd_at(k, 3.9)) <= 0.15 * before, (cwnd_at(m, 3.9), cwnd_at(k, 3.9))
-    assert cwnd_at(off, 3.9) < 0.7 * cwnd_at(k, 3.9)
+    # the windows at the end of the 100 ms bin after the stall (3.8-3.9 s): the next bin can end
+    # in the recovery of the burst that follows the stall, on either side, whose timing moves by
+    # milliseconds
+    assert abs(cwnd_at(m, 3.8) - cwnd_at(k, 3.8)) <= 0.15 * before, (cwnd_at(m, 3.8), cwnd_at(k, 3.8))
+    assert cwnd_at(off, 3.8) < 0.7 * cwnd_at(k, 3.8)

@@ -128,7 +128,7 @@ def matrix(quick: bool, seeds: int | None, duration: float | None, ccas: list[st
 
 #: Bump when the testbed's measurement changes (endpoints, sampling, table building): results of
 #: another version are run again.
-TESTBED_VERSION = 2  # 2: losses drawn from the simulator's streams (common random numbers)
+TESTBED_VERSION = 3  # 2: losses drawn from the simulator's streams (common random numbers); 3: the receiver samples its window state
 
 
 def kernel_builds(ccas) -> dict[str, str]:

@@ -23,6 +23,10 @@ def _one_clean_error(r, *needles):
     (["record.bin=1ns"], ["record.bin", "at least 1us"]),
     (['links.0.between=[["server"],"router"]'], ["links[0].between[0]", "expected a node name"]),
     (["params=[1,2]"], ["params: expected a table"]),
+    (["tcp.recv_truesize=100000"], ["flows[0].tcp.recv_truesize: 100000B is out of range", "allowed: 1B..65536B"]),
+    (["tcp.recv_truesize=5GB"], ["tcp.recv_truesize: '5GB' is out of range", "at most 4GiB"]),
+    (["tcp.recv_buffer_initial=1KB"],
+     ["flows[0].tcp.recv_buffer_initial: 1000B is out of range", "at least one segment (1448B)"]),
 ])
 def test_bad_values_are_clean_errors(mmcc_cli, sets, needles):
     args = ["run", "dumbbell", "--duration", "1s", "--no-plot"]

@@ -440,3 +440,48 @@ fn linux_sack_compression_sends_fewer_acks_in_recovery() {
     assert!(data_on > 1000.0 && data_off > 1000.0);
     assert!(on / data_on < 0.9 * off / data_off, "ACKs per segment: {} with, {} without", on / data_on, off / data_off);
 }
+
+/// A zero-window probe (Linux `tcp_probe_timer`, RFC 9293 3.8.6.1) and its back-off. A 64 KiB
+/// receive buffer fills with out-of-order data behind one lost segment; the ACK for the
+/// retransmission acknowledges everything but offers less than a segment (the data is not read
+/// yet), and the window update the read then sends (`tcp_cleanup_rbuf`) is the reverse link's
+/// 57th packet, dropped. With nothing in flight, the sender probes after an RTO, backs off, and
+/// probes again at 2x and 4x while the answers are lost too. The answer that arrives opens the
+/// window: `tcp_ack_probe` forgets the back-off at once, before any RTT sample.
+#[test]
+fn linux_zero_window_probe_backs_off_and_resets_when_the_window_opens() {
+    let sim = |rev: Vec<u64>| {
+        let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(2));
+        cfg.flows[0].tcp.profile = Profile::Linux;
+        cfg.flows[0].tcp.rcv_buf = Some(65_536);
+        cfg.links[1].ab.drop_list = vec![40];
+        cfg.links[1].ba.drop_list = rev;
+        cfg.record.trace = true;
+        Simulation::new(cfg).unwrap()
+    };
+    let probes = |s: &Simulation| -> Vec<(u64, f64)> {
+        let r = s.recorder(0);
+        r.events.iter().filter(|e| e.1 == "window_probe").map(|e| (e.0 as u64, e.2)).collect()
+    };
+    // every answer lost: probes one RTO (200 ms), then 400 and 800 ms apart
+    let mut all_lost = sim(vec![56, 57, 58]);
+    all_lost.run();
+    let p = probes(&all_lost);
+    assert_eq!(p.len(), 3, "{p:?}");
+    assert!(p.iter().all(|&(_, w)| w < 1448.0), "the window is below a segment: {p:?}");
+    assert_eq!(p[1].0 - p[0].0, 400_000_000);
+    assert_eq!(p[2].0 - p[1].0, 800_000_000);
+
+    // the first answer arrives (one RTT after the probe): the back-off is gone at once
+    let mut one = sim(vec![56]);
+    one.run();
+    let t = probes(&one)[0].0;
+    assert_eq!(probes(&one).len(), 1);
+    let mut s = sim(vec![56]);
+    s.run_until(Time(t + 1));
+    assert_eq!(s.sender(0).rto(), Dur::from_millis(400), "backed off after the probe");
+    s.run_until(Time(t + 21_000_000));
+    assert_eq!(s.sender(0).rto(), Dur::from_millis(200), "reset by the ACK that opens the window");
+    s.run();
+    assert!(s.receiver(0).delivered > 3 * all_lost.receiver(0).delivered);
+}

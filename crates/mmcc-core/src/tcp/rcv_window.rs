@@ -70,8 +70,9 @@ pub struct LinuxRcvWindow {
     /// `rcv_rtt_est.rtt_us` (times 8) and the last echoed timestamp used.
     rtt_us8: u64,
     last_tsecr: u32,
-    /// SACK compression: segments under the pending compressed SACK, duplicate ACKs sent for
-    /// the current hole, and the `rcv_nxt` they were for.
+    /// SACK compression (`sack_compression`): on or off, segments under the pending
+    /// compressed SACK, duplicate ACKs sent for the current hole, and the `rcv_nxt` they were for.
+    sack_compression: bool,
     compressed: u32,
     dup_acks: u32,
     comp_rcv_nxt: u64,
@@ -99,6 +100,7 @@ impl LinuxRcvWindow {
             space_time: None,
             rtt_us8: 0,
             last_tsecr: 0,
+            sack_compression: cfg.sack_compression && cfg.sack,
             compressed: 0,
             dup_acks: 0,
             comp_rcv_nxt: 0,
@@ -341,10 +343,10 @@ impl LinuxRcvWindow {
     }
 
     /// `__tcp_ack_snd_check` for out-of-order data (no quick-ACK, nothing else forcing an
-    /// ACK): `None` to ACK at once (one of the first three duplicate ACKs for this hole, or 44
-    /// segments compressed), else the delay of the compressed SACK.
+    /// ACK): `None` to ACK at once (compression off, one of the first three duplicate ACKs for
+    /// this hole, or 44 segments compressed), else the delay of the compressed SACK.
     pub fn compress_sack(&mut self, rcv_nxt: u64) -> Option<Dur> {
-        if self.compressed >= COMP_SACK_NR {
+        if !self.sack_compression || self.compressed >= COMP_SACK_NR {
             return None;
         }
         if self.comp_rcv_nxt != rcv_nxt {
@@ -449,7 +451,16 @@ mod tests {
 
     #[test]
     fn sack_compression_after_three_duplicate_acks() {
-        let mut w = linux();
+        let mut off = linux();
+        off.rtt_update(50_000);
+        for _ in 0..5 {
+            assert_eq!(off.compress_sack(100), None, "off by default: every SACK at once");
+        }
+        let cfg = TcpConfig {
+            sack_compression: Some(true),
+            ..TcpConfig::with_profile(Profile::Linux)
+        };
+        let mut w = LinuxRcvWindow::new(&cfg.resolve());
         w.rtt_update(50_000);
         assert_eq!(w.compress_sack(100), None);
         assert_eq!(w.compress_sack(100), None);

@@ -205,7 +205,6 @@ pub struct TcpReceiver {
     delack: LazyTimer,
     /// `linux` profile with `rcv_autotune`: Linux's receive window, DRS and SACK compression.
     win: Option<LinuxRcvWindow>,
-    sack_compression: bool,
     /// Bytes delivered in order by the segment being processed and not yet read by the
     /// application (it reads right after the ACK decision, as a Linux reader woken by it).
     unread: u64,
@@ -250,7 +249,6 @@ impl TcpReceiver {
             last_ack_sent: 0,
             delack: LazyTimer::new(),
             win: (cfg.rcv_autotune && cfg.profile == super::Profile::Linux).then(|| LinuxRcvWindow::new(cfg)),
-            sack_compression: cfg.sack_compression,
             unread: 0,
             delivered: 0,
         }
@@ -414,8 +412,8 @@ impl TcpReceiver {
         if let Some(last) = self.ooo.back() {
             w.after_ofo(self.rcv_nxt, last.end);
         }
-        let compress = self.sack_compression && self.sack && self.quickacks == 0;
-        let delay = if compress { w.compress_sack(self.rcv_nxt) } else { None };
+        // quick-ACK mode ACKs every segment; otherwise Linux may compress the SACK
+        let delay = if self.quickacks == 0 { w.compress_sack(self.rcv_nxt) } else { None };
         self.win = Some(w);
         match delay {
             None => self.send_ack(ctx),

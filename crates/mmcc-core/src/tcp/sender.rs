@@ -180,6 +180,11 @@ impl TcpSender {
 
     /// Bytes estimated in the network: RFC 6675 pipe, less what duplicate ACKs reported
     /// delivered when SACK is off.
+    /// The retransmission (and window-probe) timeout in effect, back-off included.
+    pub fn rto(&self) -> Dur {
+        self.rtt.rto()
+    }
+
     pub fn pipe(&self) -> u64 {
         self.sb.pipe().saturating_sub(self.dup_bytes)
     }
@@ -546,6 +551,7 @@ impl TcpSender {
             return; // an old ACK overtaken by a newer one
         }
         let lost_before = self.sb.lost_bytes();
+        let idle = self.sb.outstanding() == 0;
         let mut ack = self.process_ack(pkt, ctx);
         if self.cfg.profile == Profile::Ns3 && self.cc.state == CaState::Loss && self.episode_over() {
             // ns-3 ProcessAck, leaving CA_LOSS: the window grows by the segments above the
@@ -584,6 +590,9 @@ impl TcpSender {
         };
         self.congestion_control(&ack, grow, newly_lost);
         self.rearm_rto(ack.advanced, ack.new_sack, ctx);
+        if idle {
+            self.ack_probe(ctx);
+        }
         self.try_send(ctx);
         self.record_window(ctx);
     }
@@ -1040,6 +1049,24 @@ impl TcpSender {
             } else {
                 self.rto_timer.cancel();
             }
+        }
+    }
+
+    /// Linux `tcp_ack_probe`: an ACK arrived with nothing in flight while data waits (the
+    /// answer to a zero-window probe, or a window update). If the window now takes the next
+    /// segment, the probe's back-off is forgotten and its timer stopped; otherwise the probe
+    /// timer restarts from now with the back-off reached.
+    fn ack_probe(&mut self, ctx: &mut Ctx) {
+        let avail = self.app.written.saturating_sub(self.sb.snd_nxt);
+        if avail == 0 || self.sb.outstanding() > 0 {
+            return;
+        }
+        if self.sb.outstanding() + avail.min(self.mss) <= self.rwnd {
+            self.rtt.reset_backoff();
+            self.rto_timer.cancel();
+        } else if self.rto_timer.is_armed() {
+            let at = ctx.now + self.rtt.rto();
+            Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
         }
     }
 

@@ -187,6 +187,7 @@ TCP_FIELDS: dict[str, Parser] = {
     "sack_compression": BOOL,
     "pacing": BOOL,
     "detect_lost_retransmissions": BOOL,
+    "rack": BOOL,
     "cwnd_validation": BOOL,
     "quickack": BOOL,
     "timestamps": BOOL,

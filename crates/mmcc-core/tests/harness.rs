@@ -485,3 +485,36 @@ fn linux_zero_window_probe_backs_off_and_resets_when_the_window_opens() {
     s.run();
     assert!(s.receiver(0).delivered > 3 * all_lost.receiver(0).delivered);
 }
+
+/// RACK's reordering timer (the `linux` profile, `rack`; Linux 6.18 `tcp_rack_reo_wnd`,
+/// `tcp_rack_mark_lost`, `tcp_rack_reo_timeout`). A 20-segment transfer loses its 19th
+/// segment: the only segment after it is SACKed (at 61.4 ms), too little for RFC 6675's three
+/// and, outside recovery with fewer than three SACKed, RACK waits a quarter of the minimum RTT
+/// (about 5 ms). The kernel's timer counts jiffies (HZ 250): ceil(4.9 ms / 4 ms) + 2 jiffies
+/// from the current tick (15, at 60 ms) fires at tick 19 = 76 ms and starts the recovery that
+/// repairs the loss. With RFC 6675's rule only the RTO repairs it (200 ms later).
+#[test]
+fn linux_rack_repairs_a_loss_with_one_segment_after_it_at_its_reordering_timer() {
+    let run = |rack: bool| {
+        let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(3));
+        cfg.flows[0].tcp.profile = Profile::Linux;
+        cfg.flows[0].tcp.rack = Some(rack);
+        cfg.flows[0].app = mmcc_core::tcp::app::AppConfig::Bulk { bytes: Some(20 * 1448) };
+        cfg.links[1].ab.drop_list = vec![18];
+        cfg.record.trace = true;
+        let mut sim = Simulation::new(cfg).unwrap();
+        sim.run();
+        sim.check_invariants().unwrap();
+        assert_eq!(sim.receiver(0).delivered, 20 * 1448, "rack {rack}");
+        let r = sim.recorder(0);
+        let first = |name: &str| r.events.iter().find(|e| e.1 == name).map(|e| e.0 as u64);
+        (first("state"), first("fast_retransmit"), r.counters.rtos)
+    };
+    let (disorder, fast, rtos) = run(true);
+    let sacked_at = disorder.expect("the SACK of the 20th segment");
+    assert!((61_000_000..62_000_000).contains(&sacked_at), "{sacked_at}");
+    assert_eq!(fast, Some(76_000_000), "tick 15 + 2 + 2 jiffies");
+    assert_eq!(rtos, 0);
+    let (_, fast, rtos) = run(false);
+    assert_eq!((fast, rtos), (None, 1), "RFC 6675: three SACKed segments or the RTO");
+}

@@ -106,6 +106,10 @@ pub struct TcpConfig {
     /// does) instead of waiting for the RTO (ns-3).
     #[serde(default)]
     pub detect_lost_retransmissions: Option<bool>,
+    /// Detect losses by time with RACK (RFC 8985; Linux 6.18 marks losses only this way) instead
+    /// of RFC 6675's count of SACKed segments above (ns-3). Covers lost retransmissions too.
+    #[serde(default)]
+    pub rack: Option<bool>,
     /// Congestion-window validation (RFC 7661, Linux `tcp_is_cwnd_limited`): grow cwnd only
     /// while the flow is cwnd-limited (Linux) instead of on every ACK (ns-3).
     #[serde(default)]
@@ -190,6 +194,7 @@ impl TcpConfig {
             detect_lost_retransmissions: self
                 .detect_lost_retransmissions
                 .unwrap_or(p.detect_lost_retransmissions),
+            rack: self.rack.unwrap_or(p.rack),
             cwnd_validation: self.cwnd_validation.unwrap_or(p.cwnd_validation),
             timestamps: self.timestamps.unwrap_or(p.timestamps),
             frto: self.frto.unwrap_or(p.frto),
@@ -208,6 +213,8 @@ pub enum TimerKind {
     App = 3,
     /// SYN retransmission.
     Syn = 4,
+    /// RACK's reordering timer (Linux `ICSK_TIME_REO_TIMEOUT`).
+    Reo = 5,
 }
 
 /// What an endpoint may touch while handling an event.

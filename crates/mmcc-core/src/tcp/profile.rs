@@ -12,7 +12,8 @@
 //! | `rcv_autotune` | off (the whole buffer is the window) | on: the window opens per segment, DRS grows the buffer, SACK compression | Linux `tcp_grow_window`, `tcp_rcv_space_adjust`, `__tcp_select_window`, `__tcp_ack_snd_check` ([`super::rcv_window`]) |
 //! | `sack_compression` | off | off (Linux compresses; see docs/tcp-profiles.md why not by default) | Linux `tcp_comp_sack_*` |
 //! | `rcv_buf_initial` / `rcv_truesize` | (unused) | 128 KiB / 2304 B | Linux `tcp_rmem[1]`; the memory a received MTU-sized segment charges (`skb->truesize`; measured on the testbed's TUN path) |
-//! | `detect_lost_retransmissions` | off (RTO repairs) | on (RACK-style) | Linux `tcp_rack_detect_loss` |
+//! | `detect_lost_retransmissions` | off (RTO repairs) | on (RACK-style; with `rack` RACK itself does it) | Linux `tcp_rack_detect_loss` |
+//! | `rack` | off (RFC 6675 IsLost: three SACKed segments above) | on (RACK-TLP's loss detection by time, without the tail loss probe) | RFC 8985; Linux `tcp_rack_mark_lost`, `tcp_rack_reo_wnd`, `tcp_rack_reo_timeout` |
 //! | `cwnd_validation` | off | on | Linux `tcp_is_cwnd_limited` (RFC 7661) |
 //! | `frto` | off | on | spurious-timeout detection and undo: Linux `tcp_process_loss` (F-RTO, RFC 5682 SACK-enhanced) and `tcp_try_undo_loss` (timestamps, RFC 4015 Eifel) |
 //! | `timestamps` | on | on | ns-3 `TcpSocketBase::Timestamp`; Linux `tcp_timestamps=1` |
@@ -20,7 +21,7 @@
 //! | ssthresh input | bytes in flight | cwnd | ns-3 `GetSsThresh(tcb, BytesInFlight())`; Linux `ca_ops->ssthresh(sk)` |
 //! | ssthresh on RTO | unless in Loss with the head already retransmitted | only at the start of a new episode | ns-3 `ReTxTimeout`; Linux `tcp_enter_loss` |
 //!
-//! Identical in both references, so no switch: SACK with RFC 6675 loss detection, PRR
+//! Identical in both references, so no switch: SACK (loss detection: `rack` above), PRR
 //! (RFC 6937; ns-3 3.37 `TcpPrrRecovery`, Linux `tcp_cwnd_reduction`), limited transmit through
 //! the pipe estimate, no fast retransmit until the cumulative ACK passes the recovery point
 //! (RFC 6582 3.2; ns-3 `m_recover`, Linux `high_seq`), pacing only when the algorithm sets a
@@ -66,6 +67,7 @@ pub struct ProfileDefaults {
     pub rcv_truesize: u32,
     pub sack_compression: bool,
     pub detect_lost_retransmissions: bool,
+    pub rack: bool,
     pub cwnd_validation: bool,
     pub timestamps: bool,
     pub frto: bool,
@@ -89,6 +91,7 @@ impl ProfileDefaults {
                 rcv_truesize: 2304,
                 sack_compression: false,
                 detect_lost_retransmissions: false,
+                rack: false,
                 cwnd_validation: false,
                 timestamps: true,
                 frto: false,
@@ -115,6 +118,7 @@ impl ProfileDefaults {
                 // reordering adaptation or undo to make up for it)
                 sack_compression: false,
                 detect_lost_retransmissions: true,
+                rack: true,
                 cwnd_validation: true,
                 timestamps: true,
                 frto: true,
@@ -154,6 +158,7 @@ pub struct TcpSettings {
     pub rcv_truesize: u32,
     pub sack_compression: bool,
     pub detect_lost_retransmissions: bool,
+    pub rack: bool,
     pub cwnd_validation: bool,
     pub timestamps: bool,
     pub frto: bool,
@@ -188,7 +193,7 @@ mod tests {
             (Dur::from_secs(1), Dur::from_millis(200), 131_072)
         );
         assert!(
-            !ns3.detect_lost_retransmissions && !ns3.cwnd_validation && !ns3.quickack && !ns3.frto
+            !ns3.detect_lost_retransmissions && !ns3.rack && !ns3.cwnd_validation && !ns3.quickack && !ns3.frto
         );
         let linux = TcpConfig::default().resolve();
         assert_eq!(linux.profile, Profile::Linux);
@@ -198,6 +203,7 @@ mod tests {
         );
         assert!(
             linux.detect_lost_retransmissions
+                && linux.rack
                 && linux.cwnd_validation
                 && linux.quickack
                 && linux.frto

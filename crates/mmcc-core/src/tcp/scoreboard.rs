@@ -11,7 +11,7 @@
 //! costs nothing after its first report.
 
 use crate::net::Range;
-use crate::time::Time;
+use crate::time::{Dur, Time};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -127,6 +127,39 @@ pub struct Scoreboard {
     /// profile). RFC 6675 `SetPipe` and Linux count it out (`tcp_sacktag_one` clears
     /// TCPCB_SACKED_RETRANS).
     sacked_retransmissions_stay_counted: bool,
+    /// RACK's state when losses are detected by time (`loss_detection = "rack"`).
+    rack: Option<Rack>,
+}
+
+/// RACK (RFC 8985; Linux 6.18 `net/ipv4/tcp_recovery.c`): the most recently sent copy among the
+/// delivered ones and the RTT it took.
+#[derive(Clone, Copy, Debug, Default)]
+struct Rack {
+    /// Send order of that copy (`rack.mstamp` with `rack.end_seq` breaking ties: mmcc's send
+    /// order is the time order, ties at the same nanosecond in the order of sending).
+    tx: u64,
+    /// `rack.rtt_us`: the RTT of the last delivered copy that advanced RACK.
+    rtt: Dur,
+    /// `rack.advanced`: a delivery advanced RACK since the last loss check.
+    advanced: bool,
+    /// `tp->reord_seen`: a segment never retransmitted was delivered below the highest SACKed
+    /// sequence (`tcp_check_sack_reordering`).
+    reord_seen: bool,
+    /// The ACK being processed: its time, the connection's minimum RTT (`tcp_rack_advance`) and
+    /// the send time its timestamp echoes (`None` without timestamps).
+    now: Time,
+    min_rtt: Dur,
+    echo: Option<Time>,
+}
+
+/// What a RACK loss check found: bytes newly marked lost and, for copies not yet overdue, the
+/// longest time still to wait (`tcp_rack_detect_loss`'s `reo_timeout`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RackOutcome {
+    /// The check ran (a delivery advanced RACK, or the timer forced it).
+    pub checked: bool,
+    pub newly_lost: u64,
+    pub wait: Option<Dur>,
 }
 
 impl Scoreboard {
@@ -137,6 +170,27 @@ impl Scoreboard {
     /// A scoreboard that keeps SACKed retransmissions counted as ns-3 does (see the field).
     pub fn keeping_sacked_retransmissions(keep: bool) -> Self {
         Scoreboard { sacked_retransmissions_stay_counted: keep, ..Self::default() }
+    }
+
+    /// Detect losses by time with RACK (RFC 8985) instead of RFC 6675's count.
+    pub fn with_rack(mut self) -> Self {
+        self.rack = Some(Rack::default());
+        self
+    }
+
+    /// RACK: the time of the ACK about to be processed, the connection's minimum RTT and the
+    /// send time the ACK's timestamp echoes.
+    pub fn rack_clock(&mut self, now: Time, min_rtt: Dur, echo: Option<Time>) {
+        if let Some(r) = &mut self.rack {
+            r.now = now;
+            r.min_rtt = min_rtt;
+            r.echo = echo;
+        }
+    }
+
+    /// RACK has seen reordering (`tp->reord_seen`).
+    pub fn reordering_seen(&self) -> bool {
+        self.rack.is_some_and(|r| r.reord_seen)
     }
 
     /// Bytes sent and not cumulatively acknowledged (RFC 5681 FlightSize).
@@ -238,8 +292,27 @@ impl Scoreboard {
         let mut out = AckOutcome::default();
         let mut newest: Option<(Time, bool)> = None; // (sent_at, never retransmitted)
         let mut high_tx = self.high_delivered_tx;
-        let mut note = |s: &SegRec, out: &mut AckOutcome| {
+        let mut rack = self.rack;
+        let fack = self.sacked.back().map_or(0, |r| r.end);
+        let mut note = |s: &SegRec, out: &mut AckOutcome, cum: bool| {
             high_tx = high_tx.max(s.tx_seq);
+            if let Some(r) = &mut rack {
+                // tcp_rack_advance: a retransmitted copy delivered sooner than the minimum RTT
+                // may be the original's delivery; it does not advance RACK. Cumulatively
+                // acknowledged, neither does one whose ACK echoes a timestamp older than the
+                // retransmission (tcp_clean_rtx_queue: tcp_skb_spurious_retrans; whole ms)
+                let rtt = r.now - s.sent_at;
+                let spurious = cum
+                    && s.tx_count > 1
+                    && r.echo.is_some_and(|e| e.0 / 1_000_000 < s.sent_at.0 / 1_000_000);
+                if !(s.tx_count > 1 && rtt < r.min_rtt) && !spurious {
+                    r.advanced = true;
+                    r.rtt = rtt;
+                    r.tx = r.tx.max(s.tx_seq);
+                }
+                // tcp_check_sack_reordering: an original delivered below the highest SACK
+                r.reord_seen |= s.tx_count == 1 && s.seq < fack;
+            }
             out.delivered += s.len as u64;
             if s.tx_count == 1 {
                 out.orig_min_end = Some(out.orig_min_end.map_or(s.end(), |e| e.min(s.end())));
@@ -271,7 +344,7 @@ impl Scoreboard {
                         self.retrans_bytes -= s.len as u64;
                     }
                 } else {
-                    note(&s, &mut out);
+                    note(&s, &mut out, true);
                     on_delivered(&s);
                     if s.lost {
                         self.lost_bytes -= s.len as u64;
@@ -329,7 +402,7 @@ impl Scoreboard {
                             s.rtx_inflight = false;
                             self.retrans_bytes -= s.len as u64;
                         }
-                        note(s, &mut out);
+                        note(s, &mut out, false);
                         on_delivered(s);
                     }
                 }
@@ -338,6 +411,114 @@ impl Scoreboard {
         }
         out.rtt_sent_at = newest.and_then(|(t, clean)| clean.then_some(t));
         self.high_delivered_tx = high_tx;
+        self.rack = rack;
+        out
+    }
+
+    /// RACK's loss check (Linux `tcp_rack_mark_lost` -> `tcp_rack_detect_loss`, RFC 8985 6.2):
+    /// a copy not delivered and sent before the most recently sent delivered one is lost once
+    /// `rack.rtt + reo_wnd` has passed since it was sent; the others wait, and the longest wait
+    /// is returned for the reordering timer. Runs only when a delivery advanced RACK since the
+    /// last check, unless `force` (the timer). Originals are walked in sequence order (their
+    /// send order) from the first not yet resolved, skipping SACKed ranges; retransmissions
+    /// in their send order.
+    pub fn rack_detect_losses(&mut self, now: Time, reo_wnd: Dur, force: bool) -> RackOutcome {
+        let mut out = RackOutcome::default();
+        let Some(rack) = self.rack.as_mut() else { return out };
+        if !std::mem::take(&mut rack.advanced) && !force {
+            return out;
+        }
+        out.checked = true;
+        let (rack_tx, deadline) = (rack.tx, rack.rtt + reo_wnd);
+        let mut wait = Dur::ZERO;
+        // originals
+        let end = self.base_id + self.segs.len() as u64;
+        let mut id = self.lost_hint.max(self.base_id);
+        let mut resolved = true; // every segment below `id` is SACKed, lost or retransmitted
+        while id < end {
+            let i = self.idx(id);
+            let s = &self.segs[i];
+            if s.sacked {
+                // skip the SACKed range holding it
+                let k = self.sacked.partition_point(|r| r.end <= s.seq);
+                let next = self.sacked.get(k).map_or(s.end(), |r| r.end);
+                let next_id = self.find(next).map_or(end, |j| self.base_id + j as u64);
+                if resolved {
+                    self.lost_hint = next_id;
+                }
+                id = next_id.max(id + 1);
+                continue;
+            }
+            if s.tx_count > 1 || s.lost {
+                id += 1; // marked already, or retransmitted (its copy is walked below)
+                if resolved {
+                    self.lost_hint = id;
+                }
+                continue;
+            }
+            if s.tx_seq > rack_tx {
+                break; // sent after the most recently sent delivered copy
+            }
+            let elapsed = now - s.sent_at;
+            if elapsed >= deadline {
+                let s = &mut self.segs[i];
+                s.lost = true;
+                self.lost_bytes += s.len as u64;
+                out.newly_lost += s.len as u64;
+                self.rtx.push(id);
+                if resolved {
+                    self.lost_hint = id + 1;
+                }
+            } else {
+                resolved = false;
+                wait = wait.max(deadline - elapsed);
+            }
+            id += 1;
+        }
+        // retransmissions, oldest first; entries of copies since delivered or resent go
+        let mut k = 0;
+        while k < self.rtx_order.len() {
+            let (tx, id) = self.rtx_order[k];
+            let live = id >= self.base_id && {
+                let s = &self.segs[self.idx(id)];
+                s.tx_seq == tx && !s.sacked && !(s.lost && !s.rtx_inflight)
+            };
+            if !live {
+                if k == 0 {
+                    self.rtx_order.pop_front();
+                } else {
+                    self.rtx_order.remove(k);
+                }
+                continue;
+            }
+            if tx > rack_tx {
+                break;
+            }
+            let i = self.idx(id);
+            let elapsed = now - self.segs[i].sent_at;
+            if elapsed >= deadline {
+                let s = &mut self.segs[i];
+                if s.rtx_inflight {
+                    s.rtx_inflight = false;
+                    self.retrans_bytes -= s.len as u64;
+                }
+                if !s.lost {
+                    s.lost = true;
+                    self.lost_bytes += s.len as u64;
+                }
+                out.newly_lost += s.len as u64;
+                self.rtx.push(id);
+                if k == 0 {
+                    self.rtx_order.pop_front();
+                } else {
+                    self.rtx_order.remove(k);
+                }
+            } else {
+                wait = wait.max(deadline - elapsed);
+                k += 1;
+            }
+        }
+        out.wait = (wait > Dur::ZERO).then_some(wait);
         out
     }
 
@@ -880,5 +1061,94 @@ mod tests {
         b.on_retransmit(0, Time(10));
         assert_eq!(b.next_lost(), Some(1));
         b.check().unwrap();
+    }
+
+    /// Ten segments sent 1 ms apart from t = 0 (RACK's boards).
+    fn rack_board() -> Scoreboard {
+        let mut b = Scoreboard::new().with_rack();
+        for i in 0..10u64 {
+            b.push_new(SegRec::new(i * MSS as u64, MSS, Time::from_millis(i)));
+        }
+        b
+    }
+
+    fn ms(x: u64) -> Time {
+        Time::from_millis(x)
+    }
+
+    #[test]
+    fn rack_marks_every_earlier_sent_hole_once_one_later_segment_is_delivered() {
+        // RFC 8985 6.2 with reo_wnd = 0 (in recovery): segment 5 SACKed at 25 ms (RTT 20 ms);
+        // 0..4 were sent earlier and are overdue (20 + 0 <= 25 - i), 6..9 were sent later
+        let mut b = rack_board();
+        b.rack_clock(ms(25), Dur::from_millis(20), None);
+        b.on_ack(0, &[r(5, 6)], |_| {});
+        let found = b.rack_detect_losses(ms(25), Dur::ZERO, false);
+        assert_eq!(found, RackOutcome { checked: true, newly_lost: 5000, wait: None });
+        assert_eq!(b.lost_bytes(), 5000);
+        // RFC 6675 would have needed three SACKed segments above
+        let mut c = board(10);
+        c.on_ack(0, &[r(5, 6)], |_| {});
+        assert_eq!(c.mark_losses(3), 0);
+        // nothing new delivered: no second scan
+        assert!(!b.rack_detect_losses(ms(26), Dur::ZERO, false).checked);
+    }
+
+    #[test]
+    fn rack_waits_out_the_reordering_window_and_reports_the_longest_wait() {
+        // reo_wnd 5 ms: at 25 ms segment 4 (sent at 4 ms) is due at 4 + 20 + 5 = 29 ms and
+        // segment 0 at 25 ms; the longest wait is 4 ms
+        let mut b = rack_board();
+        b.rack_clock(ms(25), Dur::from_millis(20), None);
+        b.on_ack(0, &[r(5, 6)], |_| {});
+        let found = b.rack_detect_losses(ms(25), Dur::from_millis(5), false);
+        assert_eq!(found, RackOutcome { checked: true, newly_lost: 1000, wait: Some(Dur::from_millis(4)) });
+        // the timer forces the scan: at 29 ms all five are lost
+        let found = b.rack_detect_losses(ms(29), Dur::from_millis(5), true);
+        assert_eq!((found.newly_lost, found.wait), (4000, None));
+        assert_eq!(b.lost_bytes(), 5000);
+    }
+
+    #[test]
+    fn rack_finds_a_lost_retransmission_by_its_send_time() {
+        let mut b = rack_board();
+        b.rack_clock(ms(25), Dur::from_millis(20), None);
+        b.on_ack(0, &[r(1, 4)], |_| {});
+        assert_eq!(b.rack_detect_losses(ms(25), Dur::ZERO, false).newly_lost, 1000);
+        let head = b.next_lost().unwrap();
+        b.on_retransmit(head, ms(25));
+        // segments sent before the retransmission are delivered later: it is not overdue
+        b.rack_clock(ms(30), Dur::from_millis(20), None);
+        b.on_ack(0, &[r(1, 8)], |_| {});
+        assert_eq!(b.rack_detect_losses(ms(30), Dur::ZERO, false).newly_lost, 0);
+        // a segment sent after it is delivered 20 ms later: the retransmission is lost
+        let id = b.push_new(SegRec::new(10_000, MSS, ms(26)));
+        assert_eq!(id, 10);
+        b.rack_clock(ms(46), Dur::from_millis(20), None);
+        b.on_ack(0, &[r(1, 11)], |_| {});
+        let found = b.rack_detect_losses(ms(46), Dur::ZERO, false);
+        assert_eq!(found.newly_lost, 1000);
+        assert_eq!(b.retrans_bytes(), 0);
+        assert_eq!(b.next_lost(), Some(0), "eligible for another retransmission");
+        b.check().unwrap();
+    }
+
+    #[test]
+    fn rack_ignores_a_retransmission_whose_original_was_delivered() {
+        // the head is retransmitted at 30 ms (a spurious timeout), then the original's ACK
+        // arrives echoing its 0 ms timestamp: RACK stays at the original send times
+        let mut b = rack_board();
+        let head = b.head_id().unwrap();
+        b.on_retransmit(head, ms(30));
+        b.rack_clock(ms(40), Dur::from_millis(20), Some(ms(0)));
+        b.on_ack(1000, &[], |_| {});
+        // had RACK taken the 30 ms send, every segment sent before it would be overdue
+        assert_eq!(b.rack_detect_losses(ms(40), Dur::ZERO, false).newly_lost, 0);
+        // echoing the retransmission's timestamp, it counts
+        let mut c = rack_board();
+        c.on_retransmit(c.head_id().unwrap(), ms(30));
+        c.rack_clock(ms(40), Dur::from_millis(5), Some(ms(30)));
+        c.on_ack(1000, &[], |_| {});
+        assert_eq!(c.rack_detect_losses(ms(40), Dur::ZERO, false).newly_lost, 9000);
     }
 }

@@ -14,6 +14,10 @@ use crate::engine::LazyTimer;
 use crate::net::{FlowId, NodeId, Packet};
 use crate::time::{Bandwidth, Dur, Time};
 
+/// One jiffy of the `linux` profile's kernel: CONFIG_HZ = 250 (Debian's kernels and the testbed
+/// machine's). RACK's reordering timer counts in jiffies (`usecs_to_jiffies`, `TCP_TIMEOUT_MIN`).
+const LINUX_JIFFY: Dur = Dur::from_millis(4);
+
 /// Counts of what stopped the sender while it had data to send.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SendStops {
@@ -77,6 +81,8 @@ pub struct TcpSender {
     /// SYN retransmission timer, and the SYNs sent while the connection is opening (None once
     /// open, or without a handshake).
     syn_timer: LazyTimer,
+    /// RACK's reordering timer (`rack`).
+    reo_timer: LazyTimer,
     syn_tries: Option<u32>,
     next_send_time: Time,
     active: bool,
@@ -141,7 +147,14 @@ impl TcpSender {
             ns3_timestamps: cfg.profile == Profile::Ns3 && cfg.timestamps,
             cca,
             cc,
-            sb: Scoreboard::keeping_sacked_retransmissions(cfg.profile == Profile::Ns3),
+            sb: {
+                let sb = Scoreboard::keeping_sacked_retransmissions(cfg.profile == Profile::Ns3);
+                if cfg.rack && cfg.sack {
+                    sb.with_rack()
+                } else {
+                    sb
+                }
+            },
             rtt: RttEstimator::with_rule(
                 cfg.rto_estimator,
                 cfg.initial_rto,
@@ -169,6 +182,7 @@ impl TcpSender {
             pace_timer: LazyTimer::new(),
             app_timer: LazyTimer::new(),
             syn_timer: LazyTimer::new(),
+            reo_timer: LazyTimer::new(),
             syn_tries: None,
             next_send_time: Time::ZERO,
             active: false,
@@ -559,7 +573,7 @@ impl TcpSender {
             let above = self.sb.snd_una.saturating_sub(self.recover.unwrap_or(0));
             ack.ev.segments_acked = (above / self.mss) as u32;
         }
-        let newly_lost = self.detect_losses(&ack);
+        let newly_lost = self.detect_losses(&ack, ctx);
         if self.cfg.profile == Profile::Ns3 {
             self.ns3_flight = self.pipe();
         }
@@ -621,6 +635,9 @@ impl TcpSender {
         // part first. The order matters to ns-3's sampler, whose ack-elapsed time chains from
         // one delivered packet to the next.
         let ack_no = pkt.ack();
+        // tcp_min_rtt: no sample yet reads as the largest value (minmax starts at ~0U)
+        let echo = self.cfg.timestamps.then_some(pkt.sent_at);
+        self.sb.rack_clock(now, self.rtt.min().unwrap_or(Dur(u64::MAX)), echo);
         let later = &mut self.ns3_cum_delivered;
         let res = self.sb.on_ack(ack_no, blocks, |s| {
             if rate.ns3 && s.end() <= ack_no {
@@ -751,7 +768,10 @@ impl TcpSender {
     }
 
     /// RFC 6675 IsLost() marking, and lost retransmissions by send order when enabled.
-    fn detect_losses(&mut self, ack: &AckInfo) -> u64 {
+    fn detect_losses(&mut self, ack: &AckInfo, ctx: &mut Ctx) -> u64 {
+        if self.rack() {
+            return self.rack_mark_lost(false, ctx);
+        }
         let mut newly_lost = if self.cfg.sack && ack.new_sack {
             self.sb.mark_losses(self.cfg.dupthresh)
         } else {
@@ -763,6 +783,65 @@ impl TcpSender {
                 .detect_lost_retransmissions(self.cfg.dupthresh as u64);
         }
         newly_lost
+    }
+
+    /// Losses are detected by time with RACK (`rack`, the `linux` profile).
+    fn rack(&self) -> bool {
+        self.cfg.rack && self.cfg.sack
+    }
+
+    /// Linux `tcp_rack_reo_wnd`: RACK's reordering window. Without reordering seen, none in
+    /// Recovery and Loss or once `tp->reordering` (3) segments are SACKed; else a quarter of
+    /// the minimum RTT, at most the smoothed RTT (no DSACK-driven steps: `reo_wnd_steps` 1).
+    fn rack_reo_wnd(&self) -> Dur {
+        if !self.sb.reordering_seen()
+            && (self.cc.state >= CaState::Recovery
+                || self.sb.sacked_bytes() >= self.cfg.dupthresh as u64 * self.mss)
+        {
+            return Dur::ZERO;
+        }
+        let min_rtt = self.rtt.min().unwrap_or(Dur(u64::MAX));
+        Dur(min_rtt.0 / 4).min(self.rtt.srtt().unwrap_or(Dur::ZERO))
+    }
+
+    /// Linux `tcp_rack_mark_lost` (`force`: the timer's `tcp_rack_detect_loss`): mark the
+    /// overdue copies lost and, while others wait, arm the reordering timer the way the kernel
+    /// does, in whole jiffies plus `TCP_TIMEOUT_MIN` (two jiffies) from the current tick.
+    /// Returns the bytes newly marked lost.
+    fn rack_mark_lost(&mut self, force: bool, ctx: &mut Ctx) -> u64 {
+        let reo_wnd = self.rack_reo_wnd();
+        let found = self.sb.rack_detect_losses(ctx.now, reo_wnd, force);
+        if let Some(wait) = found.wait {
+            let j = LINUX_JIFFY.0;
+            let ticks = wait.0.div_ceil(j) + 2;
+            let at = Time((ctx.now.0 / j + ticks) * j);
+            Self::arm(&mut self.reo_timer, TimerKind::Reo, at, ctx);
+        } else if found.checked {
+            self.reo_timer.cancel(); // nothing waits: the RTO is the timer again
+        }
+        found.newly_lost
+    }
+
+    /// Linux `tcp_rack_reo_timeout`: copies that were waiting are now overdue; if any is lost,
+    /// start a recovery (or continue one) and retransmit, then re-arm the RTO from the head's
+    /// latest transmission (`tcp_rearm_rto`).
+    fn on_reo_timeout(&mut self, ctx: &mut Ctx) {
+        let prior_in_flight = self.pipe();
+        self.cc.now = ctx.now;
+        let newly_lost = self.rack_mark_lost(true, ctx);
+        if self.pipe() != prior_in_flight {
+            if self.cc.state != CaState::Recovery && self.cc.state != CaState::Loss {
+                // tcp_enter_recovery, then tcp_cwnd_reduction(sk, 1, newly_lost, 0)
+                self.enter_recovery(prior_in_flight, 1, ctx);
+            }
+            let _ = newly_lost;
+            self.try_send(ctx);
+        }
+        if let Some(head) = self.sb.head() {
+            let at = (head.sent_at + self.rtt.rto()).max(ctx.now);
+            Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
+        }
+        self.record_window(ctx);
     }
 
     /// RFC 6582 section 3.2 step 2 (ns-3 `m_highRxAckMark >= m_recover`, Linux `high_seq`):
@@ -799,6 +878,8 @@ impl TcpSender {
                         self.dupacks == self.cfg.dupthresh && self.past_recover(),
                         self.cfg.sack && self.sb.lost_from(self.sb.snd_una + self.mss),
                     ),
+                    // Linux 6.18 `tcp_time_to_recover`: RACK has marked a loss
+                    Profile::Linux if self.rack() => (false, self.sb.lost_bytes() > 0),
                     Profile::Linux => (
                         self.dupacks >= self.cfg.dupthresh && self.past_recover(),
                         self.cfg.sack && self.sb.head_is_lost(),
@@ -1145,6 +1226,7 @@ impl TcpSender {
         self.cc.bytes_in_flight = flight;
         self.recover = Some(self.sb.snd_nxt);
         self.dupacks = 0;
+        let rack = self.rack();
         let ev = CongestionEvent {
             kind: CongestionKind::FastRetransmit,
             prior_cwnd,
@@ -1172,7 +1254,11 @@ impl TcpSender {
             Profile::Ns3 => self.sb.outstanding(),
             Profile::Linux => prior_cwnd,
         });
-        self.sb.mark_head_lost();
+        if !rack {
+            // RFC 6675 (4.2): the head is lost; with RACK the check that started the recovery
+            // has marked what is lost (Linux 6.18 marks nothing more)
+            self.sb.mark_head_lost();
+        }
         self.set_state(CaState::Recovery, ctx);
         self.ns3_flight = self.pipe(); // EnterRecovery's BytesInFlight(), head marked lost
         if !controls {
@@ -1255,6 +1341,7 @@ impl TcpSender {
         // RFC 6298 (5.5): back off.
         self.rtt.back_off();
         self.sb.mark_all_lost();
+        self.reo_timer.cancel(); // one timer in Linux: the RTO replaced the reordering timer
         self.dupacks = 0;
         self.dup_bytes = 0;
         // RFC 6582 / RFC 6675 section 5.1: RecoveryPoint = HighData.
@@ -1276,6 +1363,7 @@ impl TcpSender {
             TimerKind::Pace => &mut self.pace_timer,
             TimerKind::App => &mut self.app_timer,
             TimerKind::Syn => &mut self.syn_timer,
+            TimerKind::Reo => &mut self.reo_timer,
             TimerKind::DelAck => return,
         };
         match timer.fire(ctx.now, gen) {
@@ -1283,6 +1371,7 @@ impl TcpSender {
             Fired::Reschedule(t, g) => ctx.timers.push((kind, t, g)),
             Fired::Expired => match kind {
                 TimerKind::Rto => self.on_rto(ctx),
+                TimerKind::Reo => self.on_reo_timeout(ctx),
                 TimerKind::Syn => {
                     if self.syn_tries.is_some() {
                         self.send_syn(ctx);

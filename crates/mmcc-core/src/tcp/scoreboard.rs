@@ -305,7 +305,8 @@ impl Scoreboard {
                 let spurious = cum
                     && s.tx_count > 1
                     && r.echo.is_some_and(|e| e.0 / 1_000_000 < s.sent_at.0 / 1_000_000);
-                if !(s.tx_count > 1 && rtt < r.min_rtt) && !spurious {
+                let ambiguous = s.tx_count > 1 && rtt < r.min_rtt;
+                if !ambiguous && !spurious {
                     r.advanced = true;
                     r.rtt = rtt;
                     r.tx = r.tx.max(s.tx_seq);
@@ -481,7 +482,8 @@ impl Scoreboard {
             let (tx, id) = self.rtx_order[k];
             let live = id >= self.base_id && {
                 let s = &self.segs[self.idx(id)];
-                s.tx_seq == tx && !s.sacked && !(s.lost && !s.rtx_inflight)
+                // the latest copy, not delivered, not waiting for a retransmission
+                s.tx_seq == tx && !s.sacked && (s.rtx_inflight || !s.lost)
             };
             if !live {
                 if k == 0 {

@@ -259,10 +259,22 @@ def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | Non
     todo.sort(key=lambda x: (x[1] != "ns3", -RATES.get(x[0].rate, 10**9)))
     workers = workers or os.cpu_count() or 1
     started, done = time.time(), 0
+
+    def keep(c: Case) -> None:
+        """Add an ns-3 result of this runner build to the store (at once: a long matrix that is
+        stopped keeps every run that finished)."""
+        here = _result_path(out, c, "ns3")
+        if _is_current(here, builds["ns3"]) and not _is_current(store_dir / here.name, builds["ns3"]):
+            store_dir.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(store_dir / here.name, here.read_bytes())
+
     with ProcessPoolExecutor(max_workers=workers) as ex:
-        futs = [ex.submit(_execute, c, side, str(out), runner, builds[side]) for c, side in todo]
+        futs = {ex.submit(_execute, c, side, str(out), runner, builds[side]): (c, side) for c, side in todo}
         for f in as_completed(futs):
             f.result()
+            c, side = futs[f]
+            if store_dir is not None and side == "ns3":
+                keep(c)
             done += 1
             if progress:
                 el = time.time() - started
@@ -270,11 +282,8 @@ def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | Non
     if progress and todo:
         sys.stderr.write("\n")
     if store_dir is not None:
-        store_dir.mkdir(parents=True, exist_ok=True)
-        for c in cases:
-            here = _result_path(out, c, "ns3")
-            if _is_current(here, builds["ns3"]) and not _is_current(store_dir / here.name, builds["ns3"]):
-                atomic_write_bytes(store_dir / here.name, here.read_bytes())
+        for c in cases:  # also results made in this folder before it had a store
+            keep(c)
     return write_report(out, cases)
 
 

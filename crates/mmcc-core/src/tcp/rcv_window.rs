@@ -12,7 +12,9 @@
 //!
 //! Also here: SACK compression (`tcp_comp_sack_*`: after three immediate duplicate ACKs per
 //! hole, out-of-order segments are acknowledged at most once per min(1 ms, RTT/20) or every 44
-//! segments; on with `sack_compression`, off by default, docs/tcp-profiles.md says why) and the
+//! segments, and a pending compressed SACK goes out before a new block pushes one of the four
+//! remembered blocks out; on with `sack_compression`, off by default, docs/tcp-profiles.md says
+//! why) and the
 //! receiver RTT estimate both rely on (`tcp_rcv_rtt_measure_ts`: echoed timestamps, whole
 //! milliseconds).
 //!

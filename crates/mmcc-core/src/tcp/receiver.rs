@@ -19,6 +19,12 @@ use std::collections::{BTreeMap, VecDeque};
 
 /// Marks a ring slot whose segment is not held (no real send time is this late).
 const EMPTY: Time = Time(u64::MAX);
+/// Linux `TCP_NUM_SACKS`: the receiver remembers four SACK blocks (an ACK with timestamps
+/// carries the first three, `MAX_SACK_BLOCKS`).
+const NUM_SACKS: usize = 4;
+/// `TCP_FASTRETRANS_THRESH`: a compressed SACK over more segments is sent before a block is
+/// forgotten (`tcp_sack_new_ofo_skb`).
+const COMPRESSED_FLUSH: u32 = 3;
 
 /// Send times of out-of-order segments, for their one-way delay at delivery: a ring indexed by
 /// segment number for full, MSS-aligned segments (the normal case: O(1) insert and in-order
@@ -187,7 +193,8 @@ pub struct TcpReceiver {
     ooo_held: u64,
     /// The ranges of the latest out-of-order segments, newest first (RFC 2018 block order),
     /// kept up to date as ranges merge or are delivered: an ACK's SACK blocks need no search.
-    recent: [Range; MAX_SACK_BLOCKS],
+    /// Four are remembered, three fit an ACK (Linux `rx_opt.selective_acks`).
+    recent: [Range; NUM_SACKS],
     nrecent: usize,
     /// ns3 profile: ns-3's SACK list, reported instead of `recent`.
     ns3_sack: Option<Ns3SackList>,
@@ -225,7 +232,7 @@ impl TcpReceiver {
             rcv_nxt: 0,
             ooo: VecDeque::new(),
             ooo_held: 0,
-            recent: [Range::default(); MAX_SACK_BLOCKS],
+            recent: [Range::default(); NUM_SACKS],
             nrecent: 0,
             ns3_sack: (cfg.profile == super::Profile::Ns3).then(Ns3SackList::default),
             ooo_segs: OooTimes::new(cfg.mss as u64),
@@ -350,6 +357,15 @@ impl TcpReceiver {
                 if head < tail {
                     list.update(head, tail);
                 }
+            }
+            if self.win.as_ref().is_some_and(|w| w.compressed() > COMPRESSED_FLUSH)
+                && self.nrecent == NUM_SACKS
+                && !self.recent.iter().any(|r| r.start <= e && r.end >= s)
+            {
+                // tcp_sack_new_ofo_skb: a new block would push the oldest of four out of the
+                // list; with more than three segments under a compressed SACK, that SACK goes
+                // out first, so no block is forgotten unreported
+                self.send_ack(ctx);
             }
             self.insert_ooo(s, e);
             if self.win.is_some() {
@@ -476,7 +492,7 @@ impl TcpReceiver {
         let mut k = 1;
         for &r in &old[..n] {
             let overlaps = r.start <= merged.end && r.end >= merged.start;
-            if !overlaps && k < MAX_SACK_BLOCKS {
+            if !overlaps && k < NUM_SACKS {
                 self.recent[k] = r;
                 k += 1;
             }
@@ -530,7 +546,12 @@ impl TcpReceiver {
                 b[..n].copy_from_slice(&list.blocks[..n]);
                 (b, n)
             }
-            None => (self.recent, self.nrecent),
+            None => {
+                let mut b = [Range::default(); MAX_SACK_BLOCKS];
+                let n = self.nrecent.min(MAX_SACK_BLOCKS);
+                b[..n].copy_from_slice(&self.recent[..n]);
+                (b, n)
+            }
         };
         let n = if self.sack && !self.ooo.is_empty() { n } else { 0 };
         let rwnd = match self.win.take() {
@@ -610,5 +631,56 @@ mod tests {
         // a piece right after the forgotten block is a block of its own (ns-3's own remark)
         l.update(20, 30);
         assert_eq!(blocks(&l), [(20, 30), (410, 420), (310, 320), (210, 220)]);
+    }
+
+    /// Feed a Linux receiver segments `seqs` (in MSS units) at 1 us steps; the SACK blocks of
+    /// every ACK it sends, in MSS units.
+    fn linux_acks(compress: bool, seqs: &[u64]) -> Vec<Vec<(u64, u64)>> {
+        use super::super::{Profile, TcpConfig};
+        use crate::record::{FlowRecorder, RecordConfig};
+        let cfg = TcpConfig { sack_compression: Some(compress), ..TcpConfig::with_profile(Profile::Linux) };
+        let settings = cfg.resolve();
+        let mss = settings.mss as u64;
+        let mut rx = TcpReceiver::new(0, 1, 0, &settings);
+        rx.quickacks = 0;
+        let (mut out, mut timers) = (Vec::new(), Vec::new());
+        let mut rec = FlowRecorder::new(&RecordConfig::default());
+        let mut acks = Vec::new();
+        for (k, &q) in seqs.iter().enumerate() {
+            let now = Time(1_000_000 + 1000 * k as u64);
+            let pkt = Packet::data(0, 0, 1, q * mss, mss as u32, now, false);
+            let mut ctx = Ctx { now, out: &mut out, timers: &mut timers, rec: &mut rec };
+            rx.on_data(&pkt, &mut ctx);
+            for a in out.drain(..) {
+                let (b, n) = a.sack_blocks();
+                acks.push(b[..n].iter().map(|r| (r.start / mss, r.end / mss)).collect());
+            }
+        }
+        acks
+    }
+
+    #[test]
+    fn linux_receiver_remembers_four_sack_blocks_and_reports_three() {
+        // every second segment lost: blocks [1,2) [3,4) [5,6) [7,8); an ACK carries three
+        let acks = linux_acks(false, &[1, 3, 5, 7, 8]);
+        assert_eq!(acks[3], [(7, 8), (5, 6), (3, 4)]);
+        // segment 6 joins [5,6) and [7,8): [1,2), remembered as the fourth block, moves up
+        // and is reported again (a list of three would have forgotten it)
+        let acks = linux_acks(false, &[1, 3, 5, 7, 6]);
+        assert_eq!(acks[4], [(5, 8), (3, 4), (1, 2)]);
+    }
+
+    #[test]
+    fn linux_compressed_sack_goes_out_before_a_block_is_forgotten() {
+        // three duplicate ACKs at once (1, 3, 5), then compressed: 7, 9, 11, 13 wait under one
+        // SACK while each new block pushes the oldest of four out; when 15 arrives more than
+        // three are compressed, so the pending SACK goes out before [7,8) would be forgotten
+        // (it carries the newest three: [7,8) itself is lost to the sender, as in Linux)
+        let seqs = [1, 3, 5, 7, 9, 11, 13, 15];
+        let acks = linux_acks(true, &seqs);
+        assert_eq!(acks.len(), 4, "{acks:?}");
+        assert_eq!(acks[3], [(13, 14), (11, 12), (9, 10)], "sent when 15 arrived");
+        // without compression every segment is ACKed
+        assert_eq!(linux_acks(false, &seqs).len(), seqs.len());
     }
 }

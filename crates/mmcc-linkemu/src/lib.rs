@@ -68,6 +68,33 @@ pub fn exempt_from_errors(pkt: &[u8], carries: Carries) -> bool {
     }
 }
 
+/// How late the emulator wrote packets to their TUN device: wall-clock time of the write minus
+/// the time the emulated path had them due (the emulator's timing error towards the kernel).
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Lateness {
+    pub packets: u64,
+    pub mean_ns: u64,
+    pub max_ns: u64,
+    /// Packets written more than 100 us, 500 us and 1 ms late.
+    pub over_100us: u64,
+    pub over_500us: u64,
+    pub over_1ms: u64,
+    #[serde(skip)]
+    sum_ns: u128,
+}
+
+impl Lateness {
+    pub fn record(&mut self, late_ns: u64) {
+        self.packets += 1;
+        self.sum_ns += late_ns as u128;
+        self.mean_ns = (self.sum_ns / self.packets as u128) as u64;
+        self.max_ns = self.max_ns.max(late_ns);
+        self.over_100us += (late_ns > 100_000) as u64;
+        self.over_500us += (late_ns > 500_000) as u64;
+        self.over_1ms += (late_ns > 1_000_000) as u64;
+    }
+}
+
 /// What the emulator reports per direction when it stops.
 #[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct DirectionStats {
@@ -223,16 +250,17 @@ impl Path {
         self.hops.iter().filter_map(Direction::next_due).min()
     }
 
-    /// Move every packet due by `now` along the path; those leaving the last link go to `out`.
-    pub fn advance(&mut self, now: Time, out: &mut Vec<Vec<u8>>) {
+    /// Move every packet due by `now` along the path; those leaving the last link go to `out`
+    /// with the time they were due there.
+    pub fn advance(&mut self, now: Time, out: &mut Vec<(Time, Vec<u8>)>) {
         let last = self.hops.len() - 1;
         for i in 0..last {
             while let Some((due, pkt)) = self.hops[i].pop_due(now) {
                 self.hops[i + 1].arrive(due, pkt);
             }
         }
-        while let Some((_, pkt)) = self.hops[last].pop_due(now) {
-            out.push(pkt);
+        while let Some(due_pkt) = self.hops[last].pop_due(now) {
+            out.push(due_pkt);
         }
     }
 
@@ -304,6 +332,7 @@ mod tests {
         assert_eq!(p.next_due(), Some(Time(16_500_000)));
         p.advance(Time(16_500_000), &mut out);
         assert_eq!(out.len(), 1);
+        assert_eq!(out[0].0, Time(16_500_000), "the time it was due at the path's end");
         assert_eq!(p.next_due(), None);
         assert_eq!(p.stats()[1].delivered_packets, 1);
     }

@@ -11,7 +11,7 @@
 
 use mmcc_core::record::pcap::PcapWriter;
 use mmcc_core::time::Time;
-use mmcc_linkemu::{Carries, Config, Path};
+use mmcc_linkemu::{Carries, Config, Lateness, Path};
 use std::ffi::CString;
 use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -93,8 +93,11 @@ fn write_packet(fd: &OwnedFd, pkt: &[u8]) -> bool {
     unsafe { libc::write(fd.as_raw_fd(), pkt.as_ptr().cast(), pkt.len()) == pkt.len() as isize }
 }
 
-fn write_stats(path: &str, fwd: &Path, rev: &Path) -> Result<(), String> {
-    let json = serde_json::json!({ "forward": fwd.stats(), "reverse": rev.stats() });
+fn write_stats(path: &str, fwd: &Path, rev: &Path, late: &[Lateness; 2]) -> Result<(), String> {
+    let json = serde_json::json!({
+        "forward": fwd.stats(), "reverse": rev.stats(),
+        "write_lateness": { "forward": late[0], "reverse": late[1] },
+    });
     let tmp = format!("{path}.tmp");
     std::fs::write(&tmp, serde_json::to_vec_pretty(&json).unwrap_or_default())
         .and_then(|_| std::fs::rename(&tmp, path))
@@ -129,6 +132,7 @@ fn run(cfg_path: &str) -> Result<(), String> {
     let mut started = false;
     let mut buf = vec![0u8; 65_536];
     let mut out = Vec::new();
+    let mut late = [Lateness::default(), Lateness::default()];
     let open_pcap = |p: &Option<String>| -> Result<Option<PcapWriter>, String> {
         p.as_ref().map(|p| PcapWriter::create(p).map_err(|e| format!("cannot write {p}: {e}"))).transpose()
     };
@@ -141,13 +145,14 @@ fn run(cfg_path: &str) -> Result<(), String> {
     while !STOP.load(Ordering::SeqCst) {
         let now = Time(monotonic_ns().saturating_sub(t0));
         // deliver what is due
-        fwd.advance(now, &mut out);
-        for p in out.drain(..) {
-            write_packet(&tun_b, &p);
-        }
-        rev.advance(now, &mut out);
-        for p in out.drain(..) {
-            write_packet(&tun_a, &p);
+        for (k, (dir, tun)) in [(&mut fwd, &tun_b), (&mut rev, &tun_a)].into_iter().enumerate() {
+            dir.advance(now, &mut out);
+            for (due, p) in out.drain(..) {
+                write_packet(tun, &p);
+                if started {
+                    late[k].record(monotonic_ns().saturating_sub(t0).saturating_sub(due.0));
+                }
+            }
         }
         let due = [fwd.next_due(), rev.next_due()].into_iter().flatten().min();
         let wait_ns = due.map_or(100_000_000, |d| d.0.saturating_sub(now.0).min(100_000_000));
@@ -206,7 +211,7 @@ fn run(cfg_path: &str) -> Result<(), String> {
             w.finish().map_err(|e| format!("the {name} capture: {e}"))?;
         }
     }
-    write_stats(&cfg.stats, &fwd, &rev)
+    write_stats(&cfg.stats, &fwd, &rev, &late)
 }
 
 fn main() {

@@ -188,6 +188,7 @@ TCP_FIELDS: dict[str, Parser] = {
     "pacing": BOOL,
     "detect_lost_retransmissions": BOOL,
     "rack": BOOL,
+    "tso_defer": BOOL,
     "cwnd_validation": BOOL,
     "quickack": BOOL,
     "timestamps": BOOL,

@@ -455,6 +455,7 @@ fn linux_zero_window_probe_backs_off_and_resets_when_the_window_opens() {
         let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(2));
         cfg.flows[0].tcp.profile = Profile::Linux;
         cfg.flows[0].tcp.rcv_buf = Some(65_536);
+        cfg.flows[0].tcp.tso_defer = Some(false); // the packet indices below are of unbatched sends
         cfg.links[1].ab.drop_list = vec![40];
         cfg.links[1].ba.drop_list = rev;
         cfg.record.trace = true;
@@ -518,4 +519,57 @@ fn linux_rack_repairs_a_loss_with_one_segment_after_it_at_its_reordering_timer()
     assert_eq!(rtos, 0);
     let (_, fast, rtos) = run(false);
     assert_eq!((fast, rtos), (None, 1), "RFC 6675: three SACKed segments or the RTO");
+}
+
+/// Linux's GSO skbs and `tcp_tso_should_defer` (`tso_defer`, the `linux` profile): an unpaced
+/// sender lets the windows fill until about 1 ms of its pacing rate fits (or 1 ms has passed
+/// since it last sent), so it sends in bursts. Measured on the testbed (docs/validation.md:
+/// kernel tracepoints, 100 Mb/s, 25 ms): 10-17 segments at once every ~1 ms. Here CUBIC on that
+/// path behind a 10 Gb/s first link, whose capture shows the bursts back to back (1.2 us apart):
+/// in the second second the median segment is in a burst of 9 with deferral, of 1 without.
+#[test]
+fn linux_sender_sends_in_bursts_of_about_a_millisecond_like_tso_deferral() {
+    let median_burst = |defer: bool| {
+        let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(50), 625_000, Dur::from_secs(2));
+        cfg.links[0].rate = Bandwidth::gbps(10);
+        cfg.links[0].delay = Dur::from_micros(1);
+        cfg.flows[0].tcp.profile = Profile::Linux;
+        cfg.flows[0].cca = "cubic".into();
+        cfg.flows[0].tcp.tso_defer = Some(defer);
+        let path = std::env::temp_dir().join(format!("mmcc-tso-{}-{defer}.pcap", std::process::id()));
+        cfg.pcap = Some(mmcc_core::sim::PcapConfig {
+            link: 0,
+            direction: "ab".into(),
+            path: path.to_string_lossy().into_owned(),
+        });
+        mmcc_core::run(cfg).unwrap();
+        let data = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).ok();
+        // data packets' capture times (pcap records: 16-byte header, then the packet)
+        let (mut off, mut times) = (24, Vec::new());
+        while off + 16 <= data.len() {
+            let word = |k: usize| u32::from_le_bytes(data[off + k..off + k + 4].try_into().unwrap()) as u64;
+            let (t, incl, orig) = (word(0) * 1_000_000_000 + word(4), word(8) as usize, word(12));
+            if orig > 100 {
+                times.push(t);
+            }
+            off += 16 + incl;
+        }
+        let mut sizes = vec![1usize];
+        for w in times.windows(2) {
+            if w[1] - w[0] <= 2_000 {
+                *sizes.last_mut().unwrap() += 1;
+            } else {
+                sizes.push(1);
+            }
+        }
+        // the second second: congestion avoidance; the burst of the median segment
+        let mut per_segment: Vec<usize> = sizes[sizes.len() / 2..].iter().flat_map(|&s| std::iter::repeat_n(s, s)).collect();
+        per_segment.sort_unstable();
+        (per_segment[per_segment.len() / 2], *per_segment.last().unwrap())
+    };
+    let (with, largest) = median_burst(true);
+    let (without, _) = median_burst(false);
+    assert!((6..=17).contains(&with) && largest <= 20, "with deferral: median {with}, largest {largest}");
+    assert!(without <= 2, "without: {without}");
 }

@@ -110,6 +110,10 @@ pub struct TcpConfig {
     /// of RFC 6675's count of SACKed segments above (ns-3). Covers lost retransmissions too.
     #[serde(default)]
     pub rack: Option<bool>,
+    /// Linux's GSO skbs and `tcp_tso_should_defer` (Linux: on): unpaced senders wait for room
+    /// for about 1 ms of their pacing rate, so they send in bursts (ns-3: off).
+    #[serde(default)]
+    pub tso_defer: Option<bool>,
     /// Congestion-window validation (RFC 7661, Linux `tcp_is_cwnd_limited`): grow cwnd only
     /// while the flow is cwnd-limited (Linux) instead of on every ACK (ns-3).
     #[serde(default)]
@@ -195,6 +199,7 @@ impl TcpConfig {
                 .detect_lost_retransmissions
                 .unwrap_or(p.detect_lost_retransmissions),
             rack: self.rack.unwrap_or(p.rack),
+            tso_defer: self.tso_defer.unwrap_or(p.tso_defer),
             cwnd_validation: self.cwnd_validation.unwrap_or(p.cwnd_validation),
             timestamps: self.timestamps.unwrap_or(p.timestamps),
             frto: self.frto.unwrap_or(p.frto),

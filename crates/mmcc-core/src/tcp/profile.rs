@@ -14,6 +14,7 @@
 //! | `rcv_buf_initial` / `rcv_truesize` | (unused) | 128 KiB / 2304 B | Linux `tcp_rmem[1]`; the memory a received MTU-sized segment charges (`skb->truesize`; measured on the testbed's TUN path) |
 //! | `detect_lost_retransmissions` | off (RTO repairs) | on (RACK-style; with `rack` RACK itself does it) | Linux `tcp_rack_detect_loss` |
 //! | `rack` | off (RFC 6675 IsLost: three SACKed segments above) | on (RACK-TLP's loss detection by time, without the tail loss probe) | RFC 8985; Linux `tcp_rack_mark_lost`, `tcp_rack_reo_wnd`, `tcp_rack_reo_timeout` |
+//! | `tso_defer` | off (no TSO) | on: GSO skbs of ~1 ms of the pacing rate wait for room (`tcp_tso_should_defer`) | Linux `tcp_tso_autosize`, `tcp_tso_should_defer` |
 //! | `cwnd_validation` | off | on | Linux `tcp_is_cwnd_limited` (RFC 7661) |
 //! | `frto` | off | on | spurious-timeout detection and undo: Linux `tcp_process_loss` (F-RTO, RFC 5682 SACK-enhanced) and `tcp_try_undo_loss` (timestamps, RFC 4015 Eifel) |
 //! | `timestamps` | on | on | ns-3 `TcpSocketBase::Timestamp`; Linux `tcp_timestamps=1` |
@@ -68,6 +69,7 @@ pub struct ProfileDefaults {
     pub sack_compression: bool,
     pub detect_lost_retransmissions: bool,
     pub rack: bool,
+    pub tso_defer: bool,
     pub cwnd_validation: bool,
     pub timestamps: bool,
     pub frto: bool,
@@ -92,6 +94,7 @@ impl ProfileDefaults {
                 sack_compression: false,
                 detect_lost_retransmissions: false,
                 rack: false,
+                tso_defer: false,
                 cwnd_validation: false,
                 timestamps: true,
                 frto: false,
@@ -121,6 +124,7 @@ impl ProfileDefaults {
                 sack_compression: false,
                 detect_lost_retransmissions: true,
                 rack: true,
+                tso_defer: true,
                 cwnd_validation: true,
                 timestamps: true,
                 frto: true,
@@ -161,6 +165,7 @@ pub struct TcpSettings {
     pub sack_compression: bool,
     pub detect_lost_retransmissions: bool,
     pub rack: bool,
+    pub tso_defer: bool,
     pub cwnd_validation: bool,
     pub timestamps: bool,
     pub frto: bool,

@@ -14,6 +14,19 @@ use crate::engine::LazyTimer;
 use crate::net::{FlowId, NodeId, Packet};
 use crate::time::{Bandwidth, Dur, Time};
 
+/// Linux `GSO_LEGACY_MAX_SIZE`: the largest GSO skb (the testbed's TUN devices).
+const GSO_MAX_SIZE: u64 = 65_536;
+
+/// What `tcp_tso_should_defer` decided.
+enum Defer {
+    No,
+    /// Wait for more ACKs; cwnd is what the skb waits for (`is_cwnd_limited`).
+    CwndLimited,
+    /// Wait for more ACKs; the receive window is what it waits for (`is_rwnd_limited`).
+    RwndLimited,
+    Yes,
+}
+
 /// One jiffy of the `linux` profile's kernel: CONFIG_HZ = 250 (Debian's kernels and the testbed
 /// machine's). RACK's reordering timer counts in jiffies (`usecs_to_jiffies`, `TCP_TIMEOUT_MIN`).
 const LINUX_JIFFY: Dur = Dur::from_millis(4);
@@ -83,6 +96,11 @@ pub struct TcpSender {
     syn_timer: LazyTimer,
     /// RACK's reordering timer (`rack`).
     reo_timer: LazyTimer,
+    /// `tso_defer`: the time of the latest transmission (`tcp_wstamp_ns`, unpaced) and the
+    /// head skb of the unsent data: where it starts and ends.
+    last_tx: Time,
+    skb_start: u64,
+    skb_end: u64,
     syn_tries: Option<u32>,
     next_send_time: Time,
     active: bool,
@@ -183,6 +201,9 @@ impl TcpSender {
             app_timer: LazyTimer::new(),
             syn_timer: LazyTimer::new(),
             reo_timer: LazyTimer::new(),
+            last_tx: Time::ZERO,
+            skb_start: 0,
+            skb_end: 0,
             syn_tries: None,
             next_send_time: Time::ZERO,
             active: false,
@@ -410,10 +431,106 @@ impl TcpSender {
                 }
                 return false;
             }
+            if self.cfg.tso_defer && pacing.is_none() {
+                match self.tso_should_defer(avail, pipe, ctx.now) {
+                    Defer::No => {}
+                    Defer::CwndLimited => return true,
+                    Defer::RwndLimited => {
+                        self.stops.rwnd += 1;
+                        return false;
+                    }
+                    Defer::Yes => return false,
+                }
+            }
             self.cc.app_limited = false;
             self.tx_start_event();
             self.send_new(len as u32, false, ctx);
         }
+    }
+
+    /// Linux's `sk_pacing_rate` without pacing (`tcp_update_pacing_rate`), in bytes per second:
+    /// mss x max(cwnd, packets out) / srtt, 200 % while cwnd < ssthresh / 2, else 120 %; the
+    /// algorithm's own rate if it sets one.
+    fn linux_pacing_bytes_per_s(&self) -> u64 {
+        if let Some(r) = self.cc.pacing_rate {
+            return r.0 / 8;
+        }
+        let Some(srtt) = self.rtt.srtt().filter(|d| d.0 > 0) else { return 0 };
+        let ratio = if self.cc.cwnd < self.cc.ssthresh / 2 { 200 } else { 120 };
+        let bytes = self.cc.cwnd.max(self.sb.outstanding()) as u128 * ratio * 1_000_000_000;
+        (bytes / 100 / srtt.0 as u128) as u64
+    }
+
+    /// Linux `tcp_tso_autosize` / `tcp_tso_segs`: segments per GSO skb, about 1 ms of the
+    /// pacing rate (`sk_pacing_shift` 10), plus `gso_max_size >> (min_rtt_us >> 9)` on short
+    /// paths (`tcp_tso_rtt_log` 9), at most 64 KiB (`gso_max_size`), at least 2
+    /// (`tcp_min_tso_segs`).
+    fn tso_segs(&self) -> u64 {
+        let mut bytes = self.linux_pacing_bytes_per_s() >> 10;
+        let r = self.rtt.min().map_or(u64::MAX, |m| (m.0 / 1000) >> 9);
+        if r < 32 {
+            bytes += GSO_MAX_SIZE >> r;
+        }
+        (bytes.min(GSO_MAX_SIZE) / self.mss).max(2)
+    }
+
+    /// Linux `tcp_tso_should_defer` for the head skb of the unsent data (`avail` bytes
+    /// written and not sent; `pipe` in flight): TCP always builds GSO skbs (software GSO when
+    /// the device has none), and an skb that the windows cannot take whole waits for more ACKs
+    /// unless the last transmission is 1 ms old, a full-sized skb or a third of the window fits,
+    /// or the next ACK is not due within min(1 ms, SRTT / 2). So an ACK-clocked Linux sender sends
+    /// bursts of about 1 ms of its pacing rate (measured on the testbed, docs/validation.md).
+    /// The skbs are cut at send time, `tso_segs` long (the kernel cuts them at write time).
+    fn tso_should_defer(&mut self, avail: u64, pipe: u64, now: Time) -> Defer {
+        let nxt = self.sb.snd_nxt;
+        if nxt > self.skb_start && nxt < self.skb_end && self.last_tx == now {
+            return Defer::No; // the rest of an skb that is going out now (tcp_write_xmit)
+        }
+        let goal = self.tso_segs() * self.mss;
+        if nxt >= self.skb_end || nxt == self.skb_start {
+            // a new head skb, or a tail skb nothing of which went out yet (it grows with writes)
+            self.skb_start = nxt;
+            self.skb_end = nxt + avail.min(goal);
+        }
+        let skb_len = self.skb_end - nxt;
+        if skb_len <= self.mss || self.cc.state >= CaState::Recovery {
+            return Defer::No;
+        }
+        // "allow defer only if the last write was recent (1 ms)"
+        if now.0 > self.last_tx.0 + 1_000_000 {
+            return Defer::No;
+        }
+        let send_win = (self.sb.snd_una + self.rwnd.min(u64::MAX / 2)).saturating_sub(nxt);
+        let cong_win = (self.cc.cwnd.saturating_sub(pipe) / self.mss) * self.mss;
+        let limit = send_win.min(cong_win);
+        let is_tail = self.skb_end >= self.app.written;
+        if limit >= goal || (!is_tail && limit >= skb_len) {
+            return Defer::No;
+        }
+        // tcp_tso_win_divisor = 3: a third of the window is enough
+        if limit >= self.rwnd.min(self.cc.cwnd) / 3 {
+            return Defer::No;
+        }
+        let (Some(head), Some(srtt)) = (self.sb.head(), self.rtt.srtt()) else { return Defer::No };
+        // the next ACK (the head's, one SRTT after it was sent) is due in more than min(1 ms,
+        // SRTT / 2): send now ("tcp: fix tcp_tso_should_defer() vs large RTT", 2025; an
+        // overdue ACK still lets the skb wait)
+        let expected_ack = head.sent_at + srtt;
+        let threshold = Dur(srtt.0 / 2).min(Dur::from_millis(1));
+        if expected_ack > now + threshold {
+            return Defer::No;
+        }
+        if cong_win < send_win {
+            if cong_win <= skb_len {
+                return Defer::CwndLimited;
+            }
+        } else if send_win <= skb_len {
+            return Defer::RwndLimited;
+        }
+        if is_tail && self.app.finished() {
+            return Defer::No; // the last data: nothing more will join it (FIN)
+        }
+        Defer::Yes
     }
 
     /// Linux `tcp_cwnd_validate`: once per window (or sooner when the flow turns cwnd-limited
@@ -518,6 +635,7 @@ impl TcpSender {
                 _ => self.next_send_time.max(ctx.now) + gap,
             };
         }
+        self.last_tx = ctx.now;
         ctx.out.push(pkt);
         ctx.rec.on_send(ctx.now, len, retx);
         if self.cc.state == CaState::Recovery {

@@ -455,10 +455,10 @@ impl TcpSender {
         if let Some(r) = self.cc.pacing_rate {
             return r.0 / 8;
         }
-        let Some(srtt) = self.rtt.srtt().filter(|d| d.0 > 0) else { return 0 };
+        let Some(srtt) = self.rtt.srtt().filter(|d| d.0 >= 1000) else { return 0 };
         let ratio = if self.cc.cwnd < self.cc.ssthresh / 2 { 200 } else { 120 };
-        let bytes = self.cc.cwnd.max(self.sb.outstanding()) as u128 * ratio * 1_000_000_000;
-        (bytes / 100 / srtt.0 as u128) as u64
+        // in u64 through microseconds (the kernel divides by srtt_us too)
+        self.cc.cwnd.max(self.sb.outstanding()).saturating_mul(ratio) / 100 * 1_000_000 / (srtt.0 / 1000)
     }
 
     /// Linux `tcp_tso_autosize` / `tcp_tso_segs`: segments per GSO skb, about 1 ms of the

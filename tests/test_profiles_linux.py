@@ -33,7 +33,12 @@ def test_a_recovery_that_ends_with_losses_marked_starts_the_next_on_the_same_ack
     # recovery that ends with nothing marked lost opens, as on Linux); before: never
     left = [t for t, e in later if e in ("state:open", "state:disorder")]
     at_once = [t for t in left if t in restarts]
-    assert len(left) >= 10 and len(at_once) >= 0.8 * len(left), (len(at_once), len(left))
+    assert len(left) >= 10 and len(at_once) >= 0.7 * len(left), (len(at_once), len(left))
+    # and the flow is in Recovery nearly all the time: the kernel 99.5 % of its TCP_INFO samples
+    # (every 2 ms, 1-3 s, testbed of 2026-11-25), the profile 97.7 %
+    states = [(t, e) for t, e in later if e.startswith("state:")]
+    in_recovery = sum(t2 - t1 for (t1, e), (t2, _) in zip(states, states[1:]) if e == "state:recovery")
+    assert in_recovery >= 0.95 * (states[-1][0] - states[0][0]), in_recovery
 
 
 def test_a_capacity_dip_in_recovery_is_no_timeout():

@@ -422,24 +422,30 @@ fn linux_receiver_acks_each_segment_while_its_window_grows() {
     }
 }
 
-/// `sack_compression` (off by default, docs/tcp-profiles.md): once slow start's overshoot fills
-/// the receiver with out-of-order data and its window stops opening, Linux SACKs at most once per
-/// millisecond after three immediate duplicate ACKs per hole, so the receiver sends fewer ACKs
-/// for the same data (here 0.66 against 0.72 per segment; with `tcp_sack_new_ofo_skb`'s flush,
-/// a compressed SACK goes out before a fifth block would push one of the four out).
+/// `sack_compression` (the `linux` profile: on): after three immediate duplicate ACKs per hole,
+/// Linux SACKs out-of-order data at most once per min(1 ms, receiver RTT / 20) or 44 segments,
+/// but sends the pending SACK first whenever a segment would put a range below the second place
+/// of the list (`tcp_sack_new_ofo_skb`, TCP_SACK_BLOCKS_EXPECTED), so no delivery goes
+/// unreported. FB-TCP on a 100 Mb/s, 20 ms dumbbell recovers from every overshoot: compression
+/// saves a fifth of the ACKs and no segment is retransmitted that had arrived (the kernel there:
+/// 0.67 ACKs per segment, no DSACK; docs/validation.md). Without the flush rule, compression
+/// hid about 3,000 deliveries from RACK in 5 s.
 #[test]
-fn linux_sack_compression_sends_fewer_acks_in_recovery() {
-    let acks = |on: bool| {
-        let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(50), 625_000, Dur::from_secs(2));
+fn linux_sack_compression_saves_acks_and_hides_no_delivery() {
+    let run = |on: bool| {
+        let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 250_000, Dur::from_secs(3));
         cfg.flows[0].tcp.profile = Profile::Linux;
+        cfg.flows[0].cca = "fbtcp".into();
         cfg.flows[0].tcp.sack_compression = Some(on);
         let out = mmcc_core::run(cfg).unwrap();
-        (flow_stat(&out, "acks_sent"), flow_stat(&out, "data_received"))
+        let per_segment = flow_stat(&out, "acks_sent") / flow_stat(&out, "data_received");
+        (per_segment, flow_stat(&out, "dup_data_received"), flow_stat(&out, "throughput_mbps"))
     };
-    let (off, data_off) = acks(false);
-    let (on, data_on) = acks(true);
-    assert!(data_on > 1000.0 && data_off > 1000.0);
-    assert!(on / data_on < 0.95 * off / data_off, "ACKs per segment: {} with, {} without", on / data_on, off / data_off);
+    let (with, dup_with, mbps_with) = run(true);
+    let (without, dup_without, mbps_without) = run(false);
+    assert!(with < 0.85 * without, "ACKs per segment: {with} with, {without} without");
+    assert_eq!((dup_with, dup_without), (0.0, 0.0), "segments retransmitted that had arrived");
+    assert!((mbps_with - mbps_without).abs() < 0.01 * mbps_without, "{mbps_with} / {mbps_without}");
 }
 
 /// A zero-window probe (Linux `tcp_probe_timer`, RFC 9293 3.8.6.1) and its back-off. A 64 KiB
@@ -455,7 +461,9 @@ fn linux_zero_window_probe_backs_off_and_resets_when_the_window_opens() {
         let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(2));
         cfg.flows[0].tcp.profile = Profile::Linux;
         cfg.flows[0].tcp.rcv_buf = Some(65_536);
-        cfg.flows[0].tcp.tso_defer = Some(false); // the packet indices below are of unbatched sends
+        // the packet indices below are of unbatched sends and uncompressed SACKs
+        cfg.flows[0].tcp.tso_defer = Some(false);
+        cfg.flows[0].tcp.sack_compression = Some(false);
         cfg.links[1].ab.drop_list = vec![40];
         cfg.links[1].ba.drop_list = rev;
         cfg.record.trace = true;

@@ -10,7 +10,7 @@
 //! | `quickack` | off | on (16 segments) | Linux `tcp_enter_quickack_mode`, `TCP_MAX_QUICKACKS` |
 //! | `snd_buf` / `rcv_buf` | 128 KiB | 4 MiB / 32 MiB | ns-3 `TcpSocket::SndBufSize/RcvBufSize`; Linux `tcp_wmem[2]`/`tcp_rmem[2]` (32 MiB since Linux 6.16) |
 //! | `rcv_autotune` | off (the whole buffer is the window) | on: the window opens per segment, DRS grows the buffer, SACK compression | Linux `tcp_grow_window`, `tcp_rcv_space_adjust`, `__tcp_select_window`, `__tcp_ack_snd_check` ([`super::rcv_window`]) |
-//! | `sack_compression` | off | off (Linux compresses; modelled with its four remembered blocks and the flush before one is forgotten, but not the default: docs/tcp-profiles.md) | Linux `tcp_comp_sack_*`, `tcp_sack_new_ofo_skb` |
+//! | `sack_compression` | off | on (with four remembered blocks; the pending SACK goes out before a range would drop below second place) | Linux `tcp_comp_sack_*`, `tcp_sack_new_ofo_skb` |
 //! | `rcv_buf_initial` / `rcv_truesize` | (unused) | 128 KiB / 2304 B | Linux `tcp_rmem[1]`; the memory a received MTU-sized segment charges (`skb->truesize`; measured on the testbed's TUN path) |
 //! | `detect_lost_retransmissions` | off (RTO repairs) | on (RACK-style; with `rack` RACK itself does it) | Linux `tcp_rack_detect_loss` |
 //! | `rack` | off (RFC 6675 IsLost: three SACKed segments above) | on (RACK-TLP's loss detection by time, without the tail loss probe) | RFC 8985; Linux `tcp_rack_mark_lost`, `tcp_rack_reo_wnd`, `tcp_rack_reo_timeout` |
@@ -115,13 +115,10 @@ impl ProfileDefaults {
                 rcv_autotune: true,
                 rcv_buf_initial: 131_072,
                 rcv_truesize: 2304,
-                // Linux compresses SACKs (tcp_comp_sack_*, modelled with tcp_sack_new_ofo_skb's
-                // flush), but not by default here: with mmcc's evenly spaced sends a full queue
-                // drops every second packet, and three blocks per compressed SACK then leave
-                // deliveries unreported that RACK takes for losses (the kernel's bursty sender
-                // loses runs). On, the 2-node kernel matrix agrees better and a dumbbell with an
-                // access link worse (docs/tcp-profiles.md, docs/validation.md)
-                sack_compression: false,
+                // Linux compresses SACKs (tcp_comp_sack_*), flushing the pending SACK before a
+                // range would drop below second place (tcp_sack_new_ofo_skb); both kernel
+                // matrices and the dumbbell agree better with it (docs/validation.md)
+                sack_compression: true,
                 detect_lost_retransmissions: true,
                 rack: true,
                 tso_defer: true,

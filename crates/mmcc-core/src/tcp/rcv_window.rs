@@ -12,9 +12,9 @@
 //!
 //! Also here: SACK compression (`tcp_comp_sack_*`: after three immediate duplicate ACKs per
 //! hole, out-of-order segments are acknowledged at most once per min(1 ms, RTT/20) or every 44
-//! segments, and a pending compressed SACK goes out before a new block pushes one of the four
-//! remembered blocks out; on with `sack_compression`, off by default, docs/tcp-profiles.md says
-//! why) and the
+//! segments, and the pending compressed SACK goes out before a range would drop below second
+//! place in the receiver's list (the receiver does that, `tcp_sack_new_ofo_skb`); on with
+//! `sack_compression`, the `linux` profile's default) and the
 //! receiver RTT estimate both rely on (`tcp_rcv_rtt_measure_ts`: echoed timestamps, whole
 //! milliseconds).
 //!
@@ -453,16 +453,16 @@ mod tests {
 
     #[test]
     fn sack_compression_after_three_duplicate_acks() {
-        let mut off = linux();
-        off.rtt_update(50_000);
-        for _ in 0..5 {
-            assert_eq!(off.compress_sack(100), None, "off by default: every SACK at once");
-        }
         let cfg = TcpConfig {
-            sack_compression: Some(true),
+            sack_compression: Some(false),
             ..TcpConfig::with_profile(Profile::Linux)
         };
-        let mut w = LinuxRcvWindow::new(&cfg.resolve());
+        let mut off = LinuxRcvWindow::new(&cfg.resolve());
+        off.rtt_update(50_000);
+        for _ in 0..5 {
+            assert_eq!(off.compress_sack(100), None, "off: every SACK at once");
+        }
+        let mut w = linux(); // on in the `linux` profile
         w.rtt_update(50_000);
         assert_eq!(w.compress_sack(100), None);
         assert_eq!(w.compress_sack(100), None);

@@ -22,9 +22,9 @@ const EMPTY: Time = Time(u64::MAX);
 /// Linux `TCP_NUM_SACKS`: the receiver remembers four SACK blocks (an ACK with timestamps
 /// carries the first three, `MAX_SACK_BLOCKS`).
 const NUM_SACKS: usize = 4;
-/// `TCP_FASTRETRANS_THRESH`: a compressed SACK over more segments is sent before a block is
-/// forgotten (`tcp_sack_new_ofo_skb`).
-const COMPRESSED_FLUSH: u32 = 3;
+/// Linux `TCP_SACK_BLOCKS_EXPECTED`: the SACK blocks a receiver counts on the sender seeing
+/// (`tcp_sack_new_ofo_skb`).
+const SACK_BLOCKS_EXPECTED: usize = 2;
 
 /// Send times of out-of-order segments, for their one-way delay at delivery: a ring indexed by
 /// segment number for full, MSS-aligned segments (the normal case: O(1) insert and in-order
@@ -358,14 +358,16 @@ impl TcpReceiver {
                     list.update(head, tail);
                 }
             }
-            if self.win.as_ref().is_some_and(|w| w.compressed() > COMPRESSED_FLUSH)
-                && self.nrecent == NUM_SACKS
-                && !self.recent.iter().any(|r| r.start <= e && r.end >= s)
-            {
-                // tcp_sack_new_ofo_skb: a new block would push the oldest of four out of the
-                // list; with more than three segments under a compressed SACK, that SACK goes
-                // out first, so no block is forgotten unreported
-                self.send_ack(ctx);
+            if self.win.as_ref().is_some_and(|w| w.compressed() > 0) {
+                // tcp_sack_new_ofo_skb -> tcp_sack_compress_send_ack: a segment that extends the
+                // third or fourth block, or starts a new block when two or more are listed,
+                // first sends the pending compressed SACK, so every range is reported in first
+                // or second position before it moves further down (TCP_SACK_BLOCKS_EXPECTED)
+                let n = self.nrecent;
+                let at = self.recent[..n].iter().position(|r| r.start <= e && r.end >= s);
+                if at.unwrap_or(n) >= SACK_BLOCKS_EXPECTED {
+                    self.send_ack(ctx);
+                }
             }
             self.insert_ooo(s, e);
             if self.win.is_some() {
@@ -671,16 +673,20 @@ mod tests {
     }
 
     #[test]
-    fn linux_compressed_sack_goes_out_before_a_block_is_forgotten() {
-        // three duplicate ACKs at once (1, 3, 5), then compressed: 7, 9, 11, 13 wait under one
-        // SACK while each new block pushes the oldest of four out; when 15 arrives more than
-        // three are compressed, so the pending SACK goes out before [7,8) would be forgotten
-        // (it carries the newest three: [7,8) itself is lost to the sender, as in Linux)
-        let seqs = [1, 3, 5, 7, 9, 11, 13, 15];
-        let acks = linux_acks(true, &seqs);
-        assert_eq!(acks.len(), 4, "{acks:?}");
-        assert_eq!(acks[3], [(13, 14), (11, 12), (9, 10)], "sent when 15 arrived");
-        // without compression every segment is ACKed
+    fn linux_compressed_sack_reports_every_range_in_first_or_second_place() {
+        // three duplicate ACKs at once (1, 3, 5), then compression: segments that extend the
+        // first block (6, 7, 8, 9) wait under one SACK
+        let run = linux_acks(true, &[1, 3, 5, 6, 7, 8, 9]);
+        assert_eq!(run.len(), 3, "{run:?}");
+        // every second segment lost: each arrival starts a new block while two or more are
+        // listed, so the pending SACK (the previous segment's) goes out first and every range
+        // is reported first once: no ACK is saved, none is forgotten
+        let seqs = [1, 3, 5, 7, 9, 11, 13];
+        let alternate = linux_acks(true, &seqs);
+        assert_eq!(alternate.len(), seqs.len() - 1, "{alternate:?}");
+        assert_eq!(alternate[3], [(7, 8), (5, 6), (3, 4)], "sent when 9 arrived");
+        assert_eq!(alternate[5], [(11, 12), (9, 10), (7, 8)], "sent when 13 arrived");
+        // without compression every segment is ACKed at once
         assert_eq!(linux_acks(false, &seqs).len(), seqs.len());
     }
 }

@@ -87,11 +87,16 @@ impl Lateness {
     pub fn record(&mut self, late_ns: u64) {
         self.packets += 1;
         self.sum_ns += late_ns as u128;
-        self.mean_ns = (self.sum_ns / self.packets as u128) as u64;
         self.max_ns = self.max_ns.max(late_ns);
         self.over_100us += (late_ns > 100_000) as u64;
         self.over_500us += (late_ns > 500_000) as u64;
         self.over_1ms += (late_ns > 1_000_000) as u64;
+    }
+
+    /// The report, with the mean over what was recorded.
+    pub fn summary(&self) -> Lateness {
+        let mean_ns = self.sum_ns.checked_div(self.packets as u128).unwrap_or(0) as u64;
+        Lateness { mean_ns, ..self.clone() }
     }
 }
 
@@ -440,5 +445,17 @@ mod tests {
         };
         let e = Direction::new(&s, 1, "reverse", Carries::Acks).err().unwrap();
         assert!(e.contains("reverse.queue"), "{e}");
+    }
+
+    #[test]
+    fn lateness_counts_the_late_writes_and_reports_their_mean() {
+        let mut l = Lateness::default();
+        assert_eq!(l.summary().mean_ns, 0, "nothing written yet");
+        for ns in [10_000, 200_000, 600_000, 2_000_000] {
+            l.record(ns);
+        }
+        let r = l.summary();
+        assert_eq!((r.packets, r.mean_ns, r.max_ns), (4, 702_500, 2_000_000));
+        assert_eq!((r.over_100us, r.over_500us, r.over_1ms), (3, 2, 1));
     }
 }

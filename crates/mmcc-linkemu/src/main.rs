@@ -96,7 +96,7 @@ fn write_packet(fd: &OwnedFd, pkt: &[u8]) -> bool {
 fn write_stats(path: &str, fwd: &Path, rev: &Path, late: &[Lateness; 2]) -> Result<(), String> {
     let json = serde_json::json!({
         "forward": fwd.stats(), "reverse": rev.stats(),
-        "write_lateness": { "forward": late[0], "reverse": late[1] },
+        "write_lateness": { "forward": late[0].summary(), "reverse": late[1].summary() },
     });
     let tmp = format!("{path}.tmp");
     std::fs::write(&tmp, serde_json::to_vec_pretty(&json).unwrap_or_default())

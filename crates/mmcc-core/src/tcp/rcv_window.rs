@@ -12,11 +12,10 @@
 //!
 //! Also here: SACK compression (`tcp_comp_sack_*`: after three immediate duplicate ACKs per
 //! hole, out-of-order segments are acknowledged at most once per min(1 ms, RTT/20) or every 44
-//! segments, and the pending compressed SACK goes out before a range would drop below second
-//! place in the receiver's list (the receiver does that, `tcp_sack_new_ofo_skb`); on with
-//! `sack_compression`, the `linux` profile's default) and the
-//! receiver RTT estimate both rely on (`tcp_rcv_rtt_measure_ts`: echoed timestamps, whole
-//! milliseconds).
+//! segments, and the receiver sends the pending compressed SACK early whenever a range would
+//! drop below second place in its list, `tcp_sack_new_ofo_skb`; on with `sack_compression`,
+//! the `linux` profile's default) and the receiver RTT estimate both rely on
+//! (`tcp_rcv_rtt_measure_ts`: echoed timestamps, whole milliseconds).
 //!
 //! Checked against the kernel: the unit tests below hold the window, clamp, buffer and DRS steps
 //! that the testbed read from Linux 6.18.44 (`receive_window` samples of `mmcc testbed`), and

@@ -358,17 +358,7 @@ impl TcpReceiver {
                     list.update(head, tail);
                 }
             }
-            if self.win.as_ref().is_some_and(|w| w.compressed() > 0) {
-                // tcp_sack_new_ofo_skb -> tcp_sack_compress_send_ack: a segment that extends the
-                // third or fourth block, or starts a new block when two or more are listed,
-                // first sends the pending compressed SACK, so every range is reported in first
-                // or second position before it moves further down (TCP_SACK_BLOCKS_EXPECTED)
-                let n = self.nrecent;
-                let at = self.recent[..n].iter().position(|r| r.start <= e && r.end >= s);
-                if at.unwrap_or(n) >= SACK_BLOCKS_EXPECTED {
-                    self.send_ack(ctx);
-                }
-            }
+            self.flush_compressed_sack(s, e, ctx);
             self.insert_ooo(s, e);
             if self.win.is_some() {
                 self.out_of_order_linux(pkt, ctx);
@@ -378,6 +368,22 @@ impl TcpReceiver {
             ctx.rec.counters.dup_data_received += 1;
         }
         self.send_ack(ctx);
+    }
+
+    /// Linux `tcp_sack_new_ofo_skb` -> `tcp_sack_compress_send_ack`, before the out-of-order
+    /// segment `[s, e)` joins the SACK list: if it extends the third or fourth block, or starts
+    /// a new block while two or more are listed, the pending compressed SACK goes out first, so
+    /// every range is reported in first or second place before it moves further down
+    /// (`TCP_SACK_BLOCKS_EXPECTED`).
+    fn flush_compressed_sack(&mut self, s: u64, e: u64, ctx: &mut Ctx) {
+        if self.win.as_ref().is_none_or(|w| w.compressed() == 0) {
+            return;
+        }
+        let n = self.nrecent;
+        let at = self.recent[..n].iter().position(|r| r.start <= e && r.end >= s);
+        if at.unwrap_or(n) >= SACK_BLOCKS_EXPECTED {
+            self.send_ack(ctx);
+        }
     }
 
     /// Memory charged now: the out-of-order data and what the application has not read yet.

@@ -127,7 +127,7 @@ pub struct Scoreboard {
     /// profile). RFC 6675 `SetPipe` and Linux count it out (`tcp_sacktag_one` clears
     /// TCPCB_SACKED_RETRANS).
     sacked_retransmissions_stay_counted: bool,
-    /// RACK's state when losses are detected by time (`loss_detection = "rack"`).
+    /// RACK's state when losses are detected by time (`tcp.rack`).
     rack: Option<Rack>,
 }
 
@@ -486,11 +486,7 @@ impl Scoreboard {
                 s.tx_seq == tx && !s.sacked && (s.rtx_inflight || !s.lost)
             };
             if !live {
-                if k == 0 {
-                    self.rtx_order.pop_front();
-                } else {
-                    self.rtx_order.remove(k);
-                }
+                self.rtx_order.remove(k); // the front in the usual case: O(1)
                 continue;
             }
             if tx > rack_tx {
@@ -510,11 +506,7 @@ impl Scoreboard {
                 }
                 out.newly_lost += s.len as u64;
                 self.rtx.push(id);
-                if k == 0 {
-                    self.rtx_order.pop_front();
-                } else {
-                    self.rtx_order.remove(k);
-                }
+                self.rtx_order.remove(k);
             } else {
                 wait = wait.max(deadline - elapsed);
                 k += 1;

@@ -213,13 +213,13 @@ impl TcpSender {
         }
     }
 
-    /// Bytes estimated in the network: RFC 6675 pipe, less what duplicate ACKs reported
-    /// delivered when SACK is off.
     /// The retransmission (and window-probe) timeout in effect, back-off included.
     pub fn rto(&self) -> Dur {
         self.rtt.rto()
     }
 
+    /// Bytes estimated in the network: RFC 6675 pipe, less what duplicate ACKs reported
+    /// delivered when SACK is off.
     pub fn pipe(&self) -> u64 {
         self.sb.pipe().saturating_sub(self.dup_bytes)
     }
@@ -747,15 +747,14 @@ impl TcpSender {
         } else {
             &[]
         };
+        let echo = self.cfg.timestamps.then_some(pkt.sent_at);
+        self.sb.rack_clock(now, self.linux_min_rtt(), echo);
         let rate = &mut self.rate;
         // ns-3 hands the rate sampler the newly SACKed packets first (`ReadOptions`), then the
         // cumulatively acknowledged ones (`DiscardUpTo`); the scoreboard walks the cumulative
         // part first. The order matters to ns-3's sampler, whose ack-elapsed time chains from
         // one delivered packet to the next.
         let ack_no = pkt.ack();
-        // tcp_min_rtt: no sample yet reads as the largest value (minmax starts at ~0U)
-        let echo = self.cfg.timestamps.then_some(pkt.sent_at);
-        self.sb.rack_clock(now, self.rtt.min().unwrap_or(Dur(u64::MAX)), echo);
         let later = &mut self.ns3_cum_delivered;
         let res = self.sb.on_ack(ack_no, blocks, |s| {
             if rate.ns3 && s.end() <= ack_no {
@@ -918,8 +917,12 @@ impl TcpSender {
         {
             return Dur::ZERO;
         }
-        let min_rtt = self.rtt.min().unwrap_or(Dur(u64::MAX));
-        Dur(min_rtt.0 / 4).min(self.rtt.srtt().unwrap_or(Dur::ZERO))
+        Dur(self.linux_min_rtt().0 / 4).min(self.rtt.srtt().unwrap_or(Dur::ZERO))
+    }
+
+    /// Linux `tcp_min_rtt`: no sample yet reads as the largest value (its minmax starts at ~0U).
+    fn linux_min_rtt(&self) -> Dur {
+        self.rtt.min().unwrap_or(Dur(u64::MAX))
     }
 
     /// Linux `tcp_rack_mark_lost` (`force`: the timer's `tcp_rack_detect_loss`): mark the
@@ -946,13 +949,12 @@ impl TcpSender {
     fn on_reo_timeout(&mut self, ctx: &mut Ctx) {
         let prior_in_flight = self.pipe();
         self.cc.now = ctx.now;
-        let newly_lost = self.rack_mark_lost(true, ctx);
+        self.rack_mark_lost(true, ctx);
         if self.pipe() != prior_in_flight {
             if self.cc.state != CaState::Recovery && self.cc.state != CaState::Loss {
                 // tcp_enter_recovery, then tcp_cwnd_reduction(sk, 1, newly_lost, 0)
                 self.enter_recovery(prior_in_flight, 1, ctx);
             }
-            let _ = newly_lost;
             self.try_send(ctx);
         }
         if let Some(head) = self.sb.head() {
@@ -1260,7 +1262,7 @@ impl TcpSender {
         if avail == 0 || self.sb.outstanding() > 0 {
             return;
         }
-        if self.sb.outstanding() + avail.min(self.mss) <= self.rwnd {
+        if avail.min(self.mss) <= self.rwnd {
             self.rtt.reset_backoff();
             self.rto_timer.cancel();
         } else if self.rto_timer.is_armed() {
@@ -1344,7 +1346,6 @@ impl TcpSender {
         self.cc.bytes_in_flight = flight;
         self.recover = Some(self.sb.snd_nxt);
         self.dupacks = 0;
-        let rack = self.rack();
         let ev = CongestionEvent {
             kind: CongestionKind::FastRetransmit,
             prior_cwnd,
@@ -1372,7 +1373,7 @@ impl TcpSender {
             Profile::Ns3 => self.sb.outstanding(),
             Profile::Linux => prior_cwnd,
         });
-        if !rack {
+        if !self.rack() {
             // RFC 6675 (4.2): the head is lost; with RACK the check that started the recovery
             // has marked what is lost (Linux 6.18 marks nothing more)
             self.sb.mark_head_lost();

@@ -25,6 +25,8 @@ def _one_clean_error(r, *needles):
     (["params=[1,2]"], ["params: expected a table"]),
     (["tcp.recv_truesize=100000"], ["flows[0].tcp.recv_truesize: 100000B is out of range", "allowed: 1B..65536B"]),
     (["tcp.recv_truesize=5GB"], ["tcp.recv_truesize: '5GB' is out of range", "at most 4GiB"]),
+    (["tcp.rack=maybe"], ["tcp.rack: expected true or false, got 'maybe'"]),
+    (["tcp.tso_defer=2"], ["tcp.tso_defer: expected true or false, got 2"]),
     (["tcp.recv_buffer_initial=1KB"],
      ["flows[0].tcp.recv_buffer_initial: 1000B is out of range", "at least one segment (1448B)"]),
 ])

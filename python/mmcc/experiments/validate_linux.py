@@ -16,6 +16,12 @@ and reused while the build that made it is unchanged (the mmcc extension for the
 the kernel release, the emulator binary, `TESTBED_VERSION` and the algorithm's BPF object for the
 testbed side).
 `report.md`, `cases.csv` and the cwnd overlays (OUT/cwnd/) are rewritten from all results.
+
+Whether the cwnd trajectories follow each other is measured, not only plotted: both sides' cwnd is
+read every 100 ms (the kernel's `TCP_INFO` sample at or before each instant, the simulator's value
+at the end of each 100 ms series bin), and the report compares the median and the 90th percentile
+of those readings (the window's level and its peaks; a sawtooth's phase is not compared, as one
+loss more or less shifts it). A case's cwnd "follows" when both are within `CWND_BAND`.
 """
 from __future__ import annotations
 
@@ -42,6 +48,9 @@ LOSSES = [0.0, 1e-4, 1e-3, 1e-2]
 TRACES = {1: 0, 2: 35}  # trace number -> offset into the thesis-edge capacity, seconds
 TRACE_SCALE = 0.02
 BAND = 0.10
+#: Band for the cwnd quantiles (median and 90th percentile over the run, sampled every `CWND_STEP_S`).
+CWND_BAND = 0.25
+CWND_STEP_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -225,6 +234,29 @@ def _mean(values) -> float:
     return float(np.mean(v)) if v else float("nan")
 
 
+def cwnd_readings(side: dict, duration_s: float) -> np.ndarray:
+    """The cwnd (segments) every `CWND_STEP_S` over the run: the last value at or before each instant.
+
+    The simulator's side holds 100 ms series bins (time = the bin's start, value = cwnd at its end),
+    the kernel's the `TCP_INFO` samples (time = when read); instants before a side's first value are
+    left out."""
+    t = np.asarray(side["t_s"], float)
+    c = np.asarray(side["cwnd_segments"], float)
+    if side.get("side") == "mmcc" and len(t) > 1:
+        t = t + (t[1] - t[0])
+    grid = np.arange(1, int(round(duration_s / CWND_STEP_S)) + 1) * CWND_STEP_S
+    idx = np.searchsorted(t, grid + 1e-9, side="right") - 1
+    return c[idx[idx >= 0]]
+
+
+def _quantile_diff(m: np.ndarray, k: np.ndarray, q: float) -> tuple[float, float, float]:
+    """(simulator's, kernel's, relative difference) of the q-th percentile of the cwnd readings."""
+    if not len(m) or not len(k):
+        return float("nan"), float("nan"), float("nan")
+    a, b = float(np.percentile(m, q)), float(np.percentile(k, q))
+    return a, b, (a - b) / b if b > 0 else float("nan")
+
+
 def write_report(out: Path, cases: list[Case]) -> dict:
     """Per (cca, condition): mean over repetitions on both sides, difference, +-10 % band."""
     groups: dict[tuple, list[Case]] = {}
@@ -239,6 +271,10 @@ def write_report(out: Path, cases: list[Case]) -> dict:
         m = np.array([x["goodput_mbps"] for x in ms])
         k = np.array([x["goodput_mbps"] for x in ks])
         diff = (m.mean() - k.mean()) / k.mean() if k.mean() > 0 else float("nan")
+        cm = np.concatenate([cwnd_readings(x, c.duration_s) for x, c in zip(ms, cs)])
+        ck = np.concatenate([cwnd_readings(x, c.duration_s) for x, c in zip(ks, cs)])
+        m50, k50, d50 = _quantile_diff(cm, ck, 50)
+        m90, k90, d90 = _quantile_diff(cm, ck, 90)
         rows.append({"cca": cca, "kernel_cca": kernel_cca(cca), "condition": cond,
                      "runs": len(cs), "mmcc_mbps": float(m.mean()), "kernel_mbps": float(k.mean()),
                      "kernel_sd": float(k.std()), "diff_pct": 100 * diff, "within_10pct": bool(abs(diff) <= BAND),
@@ -246,32 +282,43 @@ def write_report(out: Path, cases: list[Case]) -> dict:
                      "kernel_rtt_ms": float(np.mean([x["rtt_mean_ms"] for x in ks])),
                      "mmcc_rtos": _mean(x.get("rtos") for x in ms),
                      "kernel_rtos": _mean(x.get("rtos") for x in ks),
-                     "kernel_loss_probes": _mean(x.get("loss_probes") for x in ks)})
+                     "kernel_loss_probes": _mean(x.get("loss_probes") for x in ks),
+                     "mmcc_cwnd_p50": m50, "kernel_cwnd_p50": k50, "cwnd_p50_diff_pct": 100 * d50,
+                     "mmcc_cwnd_p90": m90, "kernel_cwnd_p90": k90, "cwnd_p90_diff_pct": 100 * d90,
+                     "cwnd_within_25pct": bool(abs(d50) <= CWND_BAND and abs(d90) <= CWND_BAND)})
     builtin = [r for r in rows if r["cca"] in KERNEL_BUILTIN]
     ebpf = [r for r in rows if r["cca"] in EBPF]
-    frac = lambda rs: float(np.mean([r["within_10pct"] for r in rs])) if rs else float("nan")  # noqa: E731
+    frac = lambda rs, key="within_10pct": float(np.mean([r[key] for r in rs])) if rs else float("nan")  # noqa: E731
     if rows:
         write_csv_rows(out / "cases.csv", rows)
     lines = ["# mmcc (profile linux) vs the Linux kernel (testbed)", "",
              f"Kernel {platform.release()}; {cases[0].duration_s:g} s runs." if cases else "",
              f"{len(rows)} cases. Within +-10 %: reno/cubic/bbr {100 * frac(builtin):.0f} % of {len(builtin)}; "
-             f"the eBPF algorithms {100 * frac(ebpf):.0f} % of {len(ebpf)}.", "",
+             f"the eBPF algorithms {100 * frac(ebpf):.0f} % of {len(ebpf)}. cwnd follows (median and 90th "
+             f"percentile within +-{100 * CWND_BAND:.0f} %): reno/cubic/bbr {100 * frac(builtin, 'cwnd_within_25pct'):.0f} %, "
+             f"the eBPF algorithms {100 * frac(ebpf, 'cwnd_within_25pct'):.0f} %.", "",
              "Conditions: RATE-DELAY(one way)-BUFFER(BDP)-LOSS(per packet), or traceN (thesis-edge capacity x "
              f"{TRACE_SCALE:g}). diff: (mmcc - kernel) / kernel of the goodput; RTT: mean smoothed RTT (kernel: "
-             "TCP_INFO every 10 ms) / mean RTT sample (mmcc).", "",
+             "TCP_INFO every 10 ms) / mean RTT sample (mmcc); cwnd p50 / p90: median and 90th percentile of the "
+             f"cwnd read every {1000 * CWND_STEP_S:.0f} ms, segments, mmcc / kernel (difference).", "",
              "| cca | kernel | condition | runs | mmcc Mb/s | kernel Mb/s (sd) | diff % | +-10 % | RTT ms mmcc / kernel "
-             "| RTOs mmcc / kernel | kernel loss probes |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| RTOs mmcc / kernel | kernel loss probes | cwnd p50 | cwnd p90 | cwnd +-25 % |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     num = lambda x: "-" if x != x else f"{x:.0f}"  # noqa: E731
     for r in sorted(rows, key=lambda r: (r["cca"], r["condition"])):
         lines.append(f"| {r['cca']} | {r['kernel_cca']} | {r['condition']} | {r['runs']} | {r['mmcc_mbps']:.1f} | "
                      f"{r['kernel_mbps']:.1f} ({r['kernel_sd']:.1f}) | {r['diff_pct']:+.1f} | "
                      f"{'yes' if r['within_10pct'] else 'no'} | {r['mmcc_rtt_ms']:.1f} / {r['kernel_rtt_ms']:.1f} | "
-                     f"{num(r['mmcc_rtos'])} / {num(r['kernel_rtos'])} | {num(r['kernel_loss_probes'])} |")
+                     f"{num(r['mmcc_rtos'])} / {num(r['kernel_rtos'])} | {num(r['kernel_loss_probes'])} | "
+                     f"{num(r['mmcc_cwnd_p50'])} / {num(r['kernel_cwnd_p50'])} ({r['cwnd_p50_diff_pct']:+.0f} %) | "
+                     f"{num(r['mmcc_cwnd_p90'])} / {num(r['kernel_cwnd_p90'])} ({r['cwnd_p90_diff_pct']:+.0f} %) | "
+                     f"{'yes' if r['cwnd_within_25pct'] else 'no'} |")
     atomic_write_bytes(out / "report.md", ("\n".join(lines) + "\n").encode())
     _plot_overlays(out, groups)
     return {"cases": len(rows), "within_10pct": frac(rows), "builtin_within_10pct": frac(builtin),
-            "ebpf_within_10pct": frac(ebpf), "rows": rows}
+            "ebpf_within_10pct": frac(ebpf), "cwnd_within_25pct": frac(rows, "cwnd_within_25pct"),
+            "builtin_cwnd_within_25pct": frac(builtin, "cwnd_within_25pct"),
+            "ebpf_cwnd_within_25pct": frac(ebpf, "cwnd_within_25pct"), "rows": rows}
 
 
 def _plot_overlays(out: Path, groups: dict) -> None:

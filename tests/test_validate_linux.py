@@ -1,0 +1,71 @@
+"""`mmcc validate linux`'s matrix and report from stored results (no kernel needed: the testbed
+side is written here as the testbed stores it)."""
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from mmcc.experiments import validate_linux as V
+
+
+def _store(out, case, side, goodput, t_s, cwnd):
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    res = {"goodput_mbps": goodput, "rtt_mean_ms": 30.0, "retransmits": 0, "recoveries": 0, "rtos": 0,
+           "loss_probes": 0 if side == "kernel" else None, "t_s": [float(x) for x in t_s], "cwnd_segments": [float(x) for x in cwnd],
+           "wall_s": 1.0, "case": case.__dict__, "side": side, "build": "test"}
+    V._result_path(out, case, side).write_text(json.dumps(res))
+
+
+def test_cwnd_readings_take_the_simulators_bin_end_and_the_kernels_last_sample():
+    # simulator: 100 ms bins (time = bin start, value = cwnd at the bin's end)
+    mmcc = {"side": "mmcc", "t_s": [0.0, 0.1, 0.2, 0.3], "cwnd_segments": [10, 20, 40, 80]}
+    assert V.cwnd_readings(mmcc, 0.4).tolist() == [10, 20, 40, 80]
+    # kernel: TCP_INFO samples every 10 ms from 0.05 s; the reading at 0.1 s is the sample at 0.1 s
+    t = np.arange(5, 41) * 0.01
+    kernel = {"side": "kernel", "t_s": t.tolist(), "cwnd_segments": (np.arange(5, 41)).tolist()}
+    assert V.cwnd_readings(kernel, 0.4).tolist() == [10, 20, 30, 40]
+    # instants before a side's first value are left out
+    late = {"side": "kernel", "t_s": [0.25, 0.35], "cwnd_segments": [7, 9]}
+    assert V.cwnd_readings(late, 0.4).tolist() == [7, 9]
+
+
+def test_report_bands_goodput_and_the_cwnd_quantiles(tmp_path):
+    dur = 2.0
+    agree = V.Case("cubic", 20, 10, 1.0, 0.0, 0, 1, dur)
+    peaks = V.Case("dtcp", 100, 25, 1.0, 0.0, 0, 1, dur)
+    bins = np.arange(20) * 0.1
+    saw = 40 + (np.arange(20) % 5) * 5  # 40..60 segments
+    ks = np.arange(1, 201) * 0.01
+    for case, kernel_cwnd in ((agree, np.repeat(saw, 10)), (peaks, np.where(np.arange(200) % 50 < 10, 5000, 50))):
+        _store(tmp_path, case, "mmcc", 19.0 if case is agree else 95.0, bins, saw)
+        _store(tmp_path, case, "kernel", 19.2 if case is agree else 90.0, ks, kernel_cwnd)
+    res = V.write_report(tmp_path, [agree, peaks])
+    rows = {r["cca"]: r for r in res["rows"]}
+    assert rows["cubic"]["within_10pct"] and rows["dtcp"]["within_10pct"]
+    assert rows["cubic"]["cwnd_within_25pct"]
+    assert rows["cubic"]["cwnd_p50_diff_pct"] == pytest.approx(0.0, abs=1e-9)
+    # a fifth of the kernel's readings at 5,000 segments: its 90th percentile is a peak, mmcc's is not
+    assert rows["dtcp"]["kernel_cwnd_p90"] == pytest.approx(5000.0)
+    assert rows["dtcp"]["cwnd_p90_diff_pct"] < -90 and not rows["dtcp"]["cwnd_within_25pct"]
+    assert res["builtin_cwnd_within_25pct"] == 1.0 and res["ebpf_cwnd_within_25pct"] == 0.0
+    text = (tmp_path / "report.md").read_text()
+    assert "cwnd follows (median and 90th percentile within +-25 %): reno/cubic/bbr 100 %, the eBPF algorithms 0 %" in text
+    with open(tmp_path / "cases.csv") as f:
+        table = list(csv.DictReader(f))
+    assert {"cwnd_p50_diff_pct", "cwnd_p90_diff_pct", "cwnd_within_25pct"} <= set(table[0])
+    assert sorted(p.name for p in (tmp_path / "cwnd").iterdir()) == ["cubic-20M-10ms-1bdp-0.png", "dtcp-100M-25ms-1bdp-0.png"]
+
+
+def test_matrix_sizes_and_bad_arguments():
+    full = V.matrix(False, None, None, ["cubic"])
+    assert len(full) == 2 * 2 * 2 * 4 + len(V.TRACES)
+    assert [c.condition for c in V.matrix(True, None, None, ["newreno"])] == ["50M-20ms-1bdp-0"]
+    with pytest.raises(ValueError, match="has no kernel version here"):
+        V.matrix(False, None, None, ["vegas"])
+    with pytest.raises(ValueError, match="expected a rate from 1Mbps to 200Mbps"):
+        V.matrix(False, None, None, ["cubic"], ["1Gbps"])
+    with pytest.raises(ValueError, match="out of range"):
+        V.matrix(False, None, None, ["cubic"], None, [0.7])

@@ -68,6 +68,26 @@ def test_kernel_names():
         bpf.names(["cubic"])
 
 
+def test_tcp_info_fields_at_the_uapi_offsets():
+    """`struct tcp_info` of include/uapi/linux/tcp.h: each field read where the header puts it."""
+    import struct
+
+    from mmcc.testbed.endpoint import TCP_INFO_LEN, parse_tcp_info
+
+    raw = bytearray(TCP_INFO_LEN)
+    raw[1] = 3  # tcpi_ca_state: TCP_CA_Recovery
+    for off, v in ((80, 1700), (88, 3), (144, 65536), (216, 7), (220, 2), (228, 123456)):  # u32 fields
+        struct.pack_into("=I", raw, off, v)
+    for off, v in ((168, 9_000_000), (176, 250), (184, 1_500_000), (200, 10**12)):  # u64 fields
+        struct.pack_into("=Q", raw, off, v)
+    info = parse_tcp_info(bytes(raw))
+    assert (info["ca_state"], info["cwnd"], info["reordering"], info["notsent_bytes"]) == (3, 1700, 3, 65536)
+    assert (info["busy_time_us"], info["rwnd_limited_us"], info["sndbuf_limited_us"]) == (9_000_000, 250, 1_500_000)
+    assert (info["bytes_sent"], info["dsack_dups"], info["reord_seen"], info["snd_wnd"]) == (10**12, 7, 2, 123456)
+    # an older kernel's shorter struct reads as zeros past its end
+    assert parse_tcp_info(bytes(raw[:160]))["busy_time_us"] == 0
+
+
 def test_bpf_arithmetic_on_the_host():
     """The integer arithmetic of the BPF programs against the simulator's equations (cc only)."""
     r = subprocess.run(["make", "-s", "-C", str(ROOT / "bpf"), "test", f"BUILD={ROOT / 'target' / 'bpf-test'}"],

@@ -57,14 +57,18 @@ def parse_tcp_info(raw: bytes) -> dict:
         "rcv_wscale": raw[6] >> 4,
         "snd_mss": u32(16), "rcv_mss": u32(20),
         "unacked": u32(24), "sacked": u32(28), "lost": u32(32), "retrans": u32(36),
-        "rcv_ssthresh": u32(64),
+        "rcv_ssthresh": u32(64), "reordering": u32(88),
         "rtt_us": u32(68), "rttvar_us": u32(72), "ssthresh": u32(76), "cwnd": u32(80),
         "rcv_rtt_us": u32(92), "rcv_space": u32(96),
         "total_retrans": u32(100),
         "pacing_rate": u64(104), "bytes_acked": u64(120),
-        "segs_out": u32(136), "min_rtt_us": u32(148), "data_segs_out": u32(156),
-        "delivery_rate": u64(160), "delivered": u32(192), "bytes_sent": u64(200), "bytes_retrans": u64(208),
-        "snd_wnd": u32(228),
+        "segs_out": u32(136), "notsent_bytes": u32(144), "min_rtt_us": u32(148), "data_segs_out": u32(156),
+        "delivery_rate": u64(160),
+        # time (us) with data in flight, and the parts of it limited by the receive window / the
+        # send buffer (tcp_chrono_*; the rest: cwnd-limited)
+        "busy_time_us": u64(168), "rwnd_limited_us": u64(176), "sndbuf_limited_us": u64(184),
+        "delivered": u32(192), "bytes_sent": u64(200), "bytes_retrans": u64(208),
+        "dsack_dups": u32(216), "reord_seen": u32(220), "snd_wnd": u32(228),
     }
 
 

@@ -468,7 +468,9 @@ def run_testbed(scenario, *, cca: str | None = None, seed: int | None = None, du
     return RunResult(sc, tables, 0, wall, extra={"kernel_tcp_counters": counters,
                                                  "kernel_tcp_counters_receiver": counters_rx,
                                                  "emulator": hosts.stats or {},
-                                                 "receive_window": receive_window})
+                                                 "receive_window": receive_window,
+                                                 "sender_tcp_info": [{"flow_id": i, **s["final"]}
+                                                                     for i, s in enumerate(sent)]})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1244,13 +1244,24 @@ impl TcpSender {
             if self.cfg.profile == Profile::Ns3 {
                 self.rtt.reset_backoff(); // NewAck: m_rto from the estimator
             }
-            if self.sb.outstanding() > 0 {
+            // ns-3 3.37 `NewAck` restarts the timer on every new ACK and stops it only when the
+            // transmit buffer is empty (`m_txBuffer->Size() == 0`): with data waiting and
+            // nothing in flight it keeps running (see `on_rto`).
+            let waiting = self.cfg.profile == Profile::Ns3 && self.tx_buffer_holds_data();
+            if self.sb.outstanding() > 0 || waiting {
                 let at = ctx.now + self.rtt.rto();
                 Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
             } else {
                 self.rto_timer.cancel();
             }
         }
+    }
+
+    /// ns-3's `m_txBuffer->Size() > 0`: data unacknowledged or not yet sent, counting what a
+    /// bulk application writes as soon as the buffer has room (ns-3's `NotifySend` fills it
+    /// within the same ACK).
+    fn tx_buffer_holds_data(&self) -> bool {
+        self.app.written > self.sb.snd_una || self.app.wants_more()
     }
 
     /// Linux `tcp_ack_probe`: an ACK arrived with nothing in flight while data waits (the
@@ -1423,8 +1434,15 @@ impl TcpSender {
                 self.rtt.back_off();
                 let at = ctx.now + self.rtt.rto();
                 Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
+                return;
             }
-            return;
+            // ns-3 3.37 `ReTxTimeout` returns only when the transmit buffer is empty: a sender
+            // whose data waits with nothing in flight (e.g. paced at a rate that collapsed)
+            // times out like any other -- CA_LOSS, ssthresh from a flight of 0, cwnd one
+            // segment -- and sends its next new segment at once. Linux stops the timer instead.
+            if self.cfg.profile != Profile::Ns3 || !self.tx_buffer_holds_data() {
+                return;
+            }
         }
         ctx.rec.counters.rtos += 1;
         ctx.rec.event(ctx.now, "rto", self.rtt.rto().millis_f64());

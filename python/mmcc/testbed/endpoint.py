@@ -179,7 +179,7 @@ def send(a) -> dict:
             samples.append([now - t0, info["cwnd"], info["ssthresh"], info["rtt_us"], info["min_rtt_us"],
                             info["bytes_acked"], info["bytes_sent"], info["bytes_retrans"], info["total_retrans"],
                             info["unacked"] - info["sacked"] - info["lost"] + info["retrans"], info["ca_state"],
-                            info["delivery_rate"], info["snd_mss"]])
+                            info["delivery_rate"], info["snd_mss"], info["unacked"], info["notsent_bytes"]])
             next_sample += step
         if now >= stop:
             break
@@ -194,7 +194,8 @@ def send(a) -> dict:
     s.close()
     return {"first_send_ns": first_send, "final": info,
             "columns": ["t_ns", "cwnd", "ssthresh", "rtt_us", "min_rtt_us", "bytes_acked", "bytes_sent",
-                        "bytes_retrans", "total_retrans", "inflight", "ca_state", "delivery_rate", "mss"],
+                        "bytes_retrans", "total_retrans", "inflight", "ca_state", "delivery_rate", "mss",
+                        "unacked", "notsent_bytes"],
             "samples": samples}
 
 

@@ -469,7 +469,8 @@ def run_testbed(scenario, *, cca: str | None = None, seed: int | None = None, du
                                                  "kernel_tcp_counters_receiver": counters_rx,
                                                  "emulator": hosts.stats or {},
                                                  "receive_window": receive_window,
-                                                 "sender_tcp_info": [{"flow_id": i, **s["final"]}
+                                                 "sender_tcp_info": [{"flow_id": i, "final": s["final"],
+                                                                      "columns": s["columns"], "samples": s["samples"]}
                                                                      for i, s in enumerate(sent)]})
 
 

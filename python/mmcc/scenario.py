@@ -189,6 +189,7 @@ TCP_FIELDS: dict[str, Parser] = {
     "detect_lost_retransmissions": BOOL,
     "rack": BOOL,
     "tso_defer": BOOL,
+    "send_buffer_truesize": BOOL,
     "cwnd_validation": BOOL,
     "quickack": BOOL,
     "timestamps": BOOL,
@@ -330,9 +331,8 @@ def _app(ctx, v, path):
     t = _table(ctx, v, path, {"type": ONE_OF("bulk", "rate"), "bytes": SIZE, "rate": RATE, "write_size": SIZE32},
                required=("type",))
     if t["type"] == "bulk":
-        for k in ("rate", "write_size"):
-            if k in t:
-                ctx.fail(f"{path}.{k}", "only a rate application has this key")
+        if "rate" in t:
+            ctx.fail(f"{path}.rate", "only a rate application has this key")
     elif "rate" not in t:
         ctx.fail(f"{path}.rate", "missing required key (a rate application needs its rate)")
     return t

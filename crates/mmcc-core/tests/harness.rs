@@ -509,7 +509,7 @@ fn linux_rack_repairs_a_loss_with_one_segment_after_it_at_its_reordering_timer()
         let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(3));
         cfg.flows[0].tcp.profile = Profile::Linux;
         cfg.flows[0].tcp.rack = Some(rack);
-        cfg.flows[0].app = mmcc_core::tcp::app::AppConfig::Bulk { bytes: Some(20 * 1448) };
+        cfg.flows[0].app = mmcc_core::tcp::app::AppConfig::Bulk { bytes: Some(20 * 1448), write_size: None };
         cfg.links[1].ab.drop_list = vec![18];
         cfg.record.trace = true;
         let mut sim = Simulation::new(cfg).unwrap();
@@ -580,4 +580,47 @@ fn linux_sender_sends_in_bursts_of_about_a_millisecond_like_tso_deferral() {
     let (without, _) = median_burst(false);
     assert!((6..=17).contains(&with) && largest <= 20, "with deferral: median {with}, largest {largest}");
     assert!(without <= 2, "without: {without}");
+}
+
+/// Linux's send buffer counts memory (`send_buffer_truesize`, the `linux` profile): every skb
+/// costs 1,280 bytes besides its data (`sk_wmem_queued`), and a writer that polls, as the
+/// testbed's sender and iperf3 do, finds the socket writable only while a third of the buffer is
+/// free (`sk_stream_is_writeable`), writing 256 KiB each time. With a 1 MiB buffer on a path
+/// whose window could take more, the queued memory stays near two thirds of the buffer plus one
+/// write and the data sent and not acknowledged below 93 % of the buffer; counting payload only,
+/// the sender keeps the whole buffer in flight.
+#[test]
+fn linux_send_buffer_charges_skb_memory_and_the_writer_waits_for_a_third() {
+    let buf: u64 = 1 << 20;
+    let run = |truesize: bool| {
+        let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(200), 10_000_000, Dur::from_secs(3));
+        cfg.flows[0].tcp.profile = Profile::Linux;
+        cfg.flows[0].tcp.snd_buf = Some(buf);
+        cfg.flows[0].tcp.send_buffer_truesize = Some(truesize);
+        let mut sim = Simulation::new(cfg).unwrap();
+        let (mut max_out, mut max_queued, mut written) = (0, 0, 0);
+        for ms in 1..=3000 {
+            sim.run_until(Time(ms * 1_000_000));
+            let s = sim.sender(0);
+            max_out = max_out.max(s.sb.outstanding());
+            max_queued = max_queued.max(s.send_buffer_queued());
+            if truesize && s.app.written > written {
+                // a write happened since the last look: the memory is the data plus an skb head
+                // per transmission (at least 2 segments, `tcp_min_tso_segs`) and per 45-segment
+                // write skb, so at most 1,280 bytes per 2,896 of data
+                let (data, mem) = (s.app.written - s.sb.snd_una, s.send_buffer_queued());
+                assert!(mem > data && mem <= data + data * 1_280 / 2_896 + 2 * 1_280, "{mem} for {data}");
+            }
+            written = s.app.written;
+        }
+        sim.check_invariants().unwrap();
+        (max_out, max_queued)
+    };
+    let (out, queued) = run(true);
+    // two thirds (699,050) plus one write (269,824 with its skb heads) plus the heads that
+    // transmissions add as they cut the written skbs
+    assert!(queued > buf * 2 / 3 + 256 * 1024 && queued < buf * 96 / 100, "{queued}");
+    assert!(out < buf * 93 / 100 && out > buf / 2, "{out}");
+    let (out, queued) = run(false);
+    assert!(out > buf * 98 / 100 && queued <= buf, "{out} {queued}");
 }

@@ -21,7 +21,7 @@ fn random_case(seed: u64) -> (SimConfig, u64) {
     cfg.seed = seed;
     let bytes = 200_000 + r.below(3_000_000);
     let f = &mut cfg.flows[0];
-    f.app = AppConfig::Bulk { bytes: Some(bytes) };
+    f.app = AppConfig::Bulk { bytes: Some(bytes), write_size: None };
     f.tcp.sack = r.below(4) != 0;
     f.tcp.delack_count = 1 + r.below(3) as u32;
     f.tcp.mss = [536, 1000, 1448][r.below(3) as usize];

@@ -287,7 +287,7 @@ fn uplink_data_flows_work_with_the_ue_as_sender() {
         vec![(0, 15.0)],
         2_621_440,
         4,
-        AppConfig::Bulk { bytes: None },
+        AppConfig::Bulk { bytes: None, write_size: None },
     );
     cfg.flows[0].src = 3; // ue
     cfg.flows[0].dst = 0; // server
@@ -339,7 +339,7 @@ fn a_spurious_timeout_does_not_lead_to_a_second_reduction() {
             vec![(0, 25.0), (2000, -20.0), (3000, 25.0)],
             20_000_000,
             6,
-            AppConfig::Bulk { bytes: None },
+            AppConfig::Bulk { bytes: None, write_size: None },
         );
         cfg.flows[0].tcp.profile = profile;
         cfg.flows[0].tcp.min_rto = Some(Dur::from_millis(200));

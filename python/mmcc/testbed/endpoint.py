@@ -34,6 +34,21 @@ import time
 TCP_CONGESTION = 13
 TCP_INFO = 11
 TCP_WINDOW_CLAMP = 10
+# getsockopt(SOL_SOCKET, SO_MEMINFO): u32 sk_meminfo[SK_MEMINFO_VARS] (include/uapi/linux/sock_diag.h)
+SO_MEMINFO = 55
+SK_MEMINFO_VARS = 9
+SK_MEMINFO_SNDBUF, SK_MEMINFO_WMEM_QUEUED = 3, 5
+
+
+def _sndbuf_and_queued(s) -> tuple[int, int]:
+    """The socket's send buffer (`sk_sndbuf`) and the memory its write and retransmission queues
+    hold (`sk_wmem_queued`, skb truesize), bytes."""
+    try:
+        raw = s.getsockopt(socket.SOL_SOCKET, SO_MEMINFO, 4 * SK_MEMINFO_VARS)
+    except OSError:
+        return 0, 0
+    v = struct.unpack_from(f"={len(raw) // 4}I", raw)
+    return v[SK_MEMINFO_SNDBUF], v[SK_MEMINFO_WMEM_QUEUED]
 PR_SET_PDEATHSIG = 1
 # struct tcp_info (include/uapi/linux/tcp.h) up to tcpi_snd_wnd: 232 bytes
 TCP_INFO_LEN = 232
@@ -179,7 +194,8 @@ def send(a) -> dict:
             samples.append([now - t0, info["cwnd"], info["ssthresh"], info["rtt_us"], info["min_rtt_us"],
                             info["bytes_acked"], info["bytes_sent"], info["bytes_retrans"], info["total_retrans"],
                             info["unacked"] - info["sacked"] - info["lost"] + info["retrans"], info["ca_state"],
-                            info["delivery_rate"], info["snd_mss"], info["unacked"], info["notsent_bytes"]])
+                            info["delivery_rate"], info["snd_mss"], info["unacked"], info["notsent_bytes"],
+                            *_sndbuf_and_queued(s)])
             next_sample += step
         if now >= stop:
             break
@@ -195,7 +211,7 @@ def send(a) -> dict:
     return {"first_send_ns": first_send, "final": info,
             "columns": ["t_ns", "cwnd", "ssthresh", "rtt_us", "min_rtt_us", "bytes_acked", "bytes_sent",
                         "bytes_retrans", "total_retrans", "inflight", "ca_state", "delivery_rate", "mss",
-                        "unacked", "notsent_bytes"],
+                        "unacked", "notsent_bytes", "sndbuf", "wmem_queued"],
             "samples": samples}
 
 

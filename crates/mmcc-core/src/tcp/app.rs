@@ -10,6 +10,11 @@ pub enum AppConfig {
     Bulk {
         #[serde(default)]
         bytes: Option<u64>,
+        /// Bytes per write call where the stack lets a writer wait for a writable socket
+        /// (`tcp.send_buffer_truesize`): the writer polls and writes this much while the socket
+        /// is writable. Default [`BULK_WRITE_SIZE`].
+        #[serde(default)]
+        write_size: Option<u32>,
     },
     /// Writes `write_size` bytes every `write_size * 8 / rate` seconds (an application rate cap);
     /// a write that finds the send buffer full is skipped, like ns-3's OnOffApplication whose
@@ -28,9 +33,13 @@ fn d_write_size() -> u32 {
     1400
 }
 
+/// A bulk writer's write size: 256 KiB, what the testbed's sender writes per call (iperf3's
+/// default is 128 KiB).
+pub const BULK_WRITE_SIZE: u32 = 256 * 1024;
+
 impl Default for AppConfig {
     fn default() -> Self {
-        AppConfig::Bulk { bytes: None }
+        AppConfig::Bulk { bytes: None, write_size: None }
     }
 }
 
@@ -54,7 +63,7 @@ impl App {
 
     fn total(&self) -> Option<u64> {
         match self.cfg {
-            AppConfig::Bulk { bytes } | AppConfig::Rate { bytes, .. } => bytes,
+            AppConfig::Bulk { bytes, .. } | AppConfig::Rate { bytes, .. } => bytes,
         }
     }
 
@@ -91,6 +100,14 @@ impl App {
         matches!(self.cfg, AppConfig::Bulk { .. }) && !self.finished()
     }
 
+    /// Bytes per write call of a bulk writer.
+    pub fn bulk_write_size(&self) -> u64 {
+        match self.cfg {
+            AppConfig::Bulk { write_size, .. } => write_size.unwrap_or(BULK_WRITE_SIZE).max(1) as u64,
+            AppConfig::Rate { write_size, .. } => write_size as u64,
+        }
+    }
+
     /// When the next write is due (rate-capped application with data left).
     pub fn next_write_time(&self) -> Option<Time> {
         match self.cfg {
@@ -120,7 +137,7 @@ mod tests {
 
     #[test]
     fn bulk_app_fills_the_buffer_up_to_its_total() {
-        let mut a = App::new(&AppConfig::Bulk { bytes: Some(5000) }, Time::ZERO);
+        let mut a = App::new(&AppConfig::Bulk { bytes: Some(5000), write_size: None }, Time::ZERO);
         assert_eq!(a.catch_up(Time::ZERO, 3000), 3000);
         assert_eq!(a.catch_up(Time::ZERO, 3000), 2000);
         assert!(a.finished());

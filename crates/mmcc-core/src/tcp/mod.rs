@@ -114,6 +114,11 @@ pub struct TcpConfig {
     /// for about 1 ms of their pacing rate, so they send in bursts (ns-3: off).
     #[serde(default)]
     pub tso_defer: Option<bool>,
+    /// The send buffer counts memory as Linux's does (Linux: on): each skb's overhead besides its
+    /// data (`sk_wmem_queued` in truesize), and a writer blocked by a full buffer resumes only
+    /// when a third of it is free (`sk_stream_is_writeable`). Off: payload bytes (ns-3).
+    #[serde(default)]
+    pub send_buffer_truesize: Option<bool>,
     /// Congestion-window validation (RFC 7661, Linux `tcp_is_cwnd_limited`): grow cwnd only
     /// while the flow is cwnd-limited (Linux) instead of on every ACK (ns-3).
     #[serde(default)]
@@ -200,6 +205,7 @@ impl TcpConfig {
                 .unwrap_or(p.detect_lost_retransmissions),
             rack: self.rack.unwrap_or(p.rack),
             tso_defer: self.tso_defer.unwrap_or(p.tso_defer),
+            send_buffer_truesize: self.send_buffer_truesize.unwrap_or(p.send_buffer_truesize),
             cwnd_validation: self.cwnd_validation.unwrap_or(p.cwnd_validation),
             timestamps: self.timestamps.unwrap_or(p.timestamps),
             frto: self.frto.unwrap_or(p.frto),

@@ -15,6 +15,7 @@
 //! | `detect_lost_retransmissions` | off (RTO repairs) | on (RACK-style; with `rack` RACK itself does it) | Linux `tcp_rack_detect_loss` |
 //! | `rack` | off (RFC 6675 IsLost: three SACKed segments above) | on (RACK-TLP's loss detection by time, without the tail loss probe) | RFC 8985; Linux `tcp_rack_mark_lost`, `tcp_rack_reo_wnd`, `tcp_rack_reo_timeout` |
 //! | `tso_defer` | off (no TSO) | on: GSO skbs of ~1 ms of the pacing rate wait for room (`tcp_tso_should_defer`) | Linux `tcp_tso_autosize`, `tcp_tso_should_defer` |
+//! | `send_buffer_truesize` | off (payload bytes) | on: the send buffer charges each skb's overhead (1,280 bytes, `SKB_TRUESIZE` of the `MAX_TCP_HEADER` head) besides its data, and a blocked writer resumes at a third free | Linux `tcp_stream_alloc_skb`, `sk_stream_memory_free`, `sk_stream_is_writeable`, `tcp_fragment`, `tcp_shift_skb_data` |
 //! | `cwnd_validation` | off | on | Linux `tcp_is_cwnd_limited` (RFC 7661) |
 //! | `frto` | off | on | spurious-timeout detection and undo: Linux `tcp_process_loss` (F-RTO, RFC 5682 SACK-enhanced) and `tcp_try_undo_loss` (timestamps, RFC 4015 Eifel) |
 //! | `timestamps` | on | on | ns-3 `TcpSocketBase::Timestamp`; Linux `tcp_timestamps=1` |
@@ -70,6 +71,7 @@ pub struct ProfileDefaults {
     pub detect_lost_retransmissions: bool,
     pub rack: bool,
     pub tso_defer: bool,
+    pub send_buffer_truesize: bool,
     pub cwnd_validation: bool,
     pub timestamps: bool,
     pub frto: bool,
@@ -95,6 +97,7 @@ impl ProfileDefaults {
                 detect_lost_retransmissions: false,
                 rack: false,
                 tso_defer: false,
+                send_buffer_truesize: false,
                 cwnd_validation: false,
                 timestamps: true,
                 frto: false,
@@ -122,6 +125,7 @@ impl ProfileDefaults {
                 detect_lost_retransmissions: true,
                 rack: true,
                 tso_defer: true,
+                send_buffer_truesize: true,
                 cwnd_validation: true,
                 timestamps: true,
                 frto: true,
@@ -163,6 +167,7 @@ pub struct TcpSettings {
     pub detect_lost_retransmissions: bool,
     pub rack: bool,
     pub tso_defer: bool,
+    pub send_buffer_truesize: bool,
     pub cwnd_validation: bool,
     pub timestamps: bool,
     pub frto: bool,

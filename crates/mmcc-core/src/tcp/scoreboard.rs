@@ -34,6 +34,9 @@ pub struct SegRec {
     pub delivered_time: Time,
     pub first_sent_time: Time,
     pub app_limited: bool,
+    /// The segment begins one of Linux's skbs (`tcp.send_buffer_truesize`: each skb costs
+    /// its own overhead in the send buffer's memory, see [`Scoreboard::with_skbs`]).
+    pub skb_start: bool,
 }
 
 impl SegRec {
@@ -52,6 +55,7 @@ impl SegRec {
             delivered_time: Time::ZERO,
             first_sent_time: Time::ZERO,
             app_limited: false,
+            skb_start: false,
         }
     }
 
@@ -129,6 +133,10 @@ pub struct Scoreboard {
     sacked_retransmissions_stay_counted: bool,
     /// RACK's state when losses are detected by time (`tcp.rack`).
     rack: Option<Rack>,
+    /// Keep Linux's skb boundaries (`with_skbs`); `skbs` counts the outstanding segments that
+    /// begin one.
+    track_skbs: bool,
+    skbs: u64,
 }
 
 /// RACK (RFC 8985; Linux 6.18 `net/ipv4/tcp_recovery.c`): the most recently sent copy among the
@@ -176,6 +184,50 @@ impl Scoreboard {
     pub fn with_rack(mut self) -> Self {
         self.rack = Some(Rack::default());
         self
+    }
+
+    /// Keep the boundaries of Linux's skbs over the outstanding data, for the memory the send
+    /// buffer charges (`tcp.send_buffer_truesize`): the sender starts an skb per transmission
+    /// (`SegRec::skb_start`, `tso_fragment`); a cumulative ACK inside an skb leaves its rest one
+    /// skb (`tcp_trim_head`); a SACK block cuts the skbs it partly covers (`tcp_fragment` in
+    /// `tcp_match_skb_to_sack`), joins what it newly covers to a SACKed skb just before it
+    /// (`tcp_shift_skb_data`), and when it fills a hole up to a SACKed skb, that one too
+    /// (`tcp_shifted_skb`: "hole filled allows collapsing with the next as well").
+    pub fn with_skbs(mut self) -> Self {
+        self.track_skbs = true;
+        self
+    }
+
+    /// Linux skbs holding the outstanding data (with `with_skbs`).
+    pub fn skbs(&self) -> u64 {
+        self.skbs
+    }
+
+    fn set_skb_start(&mut self, i: usize, start: bool) {
+        let s = &mut self.segs[i];
+        if s.skb_start != start {
+            s.skb_start = start;
+            if start {
+                self.skbs += 1;
+            } else {
+                self.skbs -= 1;
+            }
+        }
+    }
+
+    /// The skb boundaries around `[start, end)`, newly SACKed (see `with_skbs`).
+    fn sack_skbs(&mut self, start: u64, end: u64) {
+        let Some(i0) = self.find(start) else { return };
+        let i1 = i0 + self.segs.range(i0..).position(|s| s.seq >= end).unwrap_or(self.segs.len() - i0);
+        let joins_prev = i0 > 0 && self.segs[i0 - 1].sacked;
+        self.set_skb_start(i0, !joins_prev);
+        for i in i0 + 1..i1 {
+            self.set_skb_start(i, false);
+        }
+        if i1 < self.segs.len() {
+            let next_sacked = self.segs[i1].sacked;
+            self.set_skb_start(i1, !next_sacked);
+        }
     }
 
     /// RACK: the time of the ACK about to be processed, the connection's minimum RTT and the
@@ -266,6 +318,10 @@ impl Scoreboard {
         self.tx_counter += 1;
         rec.tx_seq = self.tx_counter;
         self.snd_nxt += rec.len as u64;
+        if !self.track_skbs {
+            rec.skb_start = false;
+        }
+        self.skbs += rec.skb_start as u64;
         let id = self.base_id + self.segs.len() as u64;
         self.segs.push_back(rec);
         id
@@ -332,6 +388,7 @@ impl Scoreboard {
                 }
                 let s = self.segs.pop_front().expect("front");
                 self.base_id += 1;
+                self.skbs -= s.skb_start as u64;
                 if out.cum_segments == 0 && s.tx_count == 1 {
                     out.cum_front_clean = Some(s.sent_at);
                 }
@@ -364,6 +421,9 @@ impl Scoreboard {
                 r.start = r.start.max(ack);
             }
             self.lost_hint = self.lost_hint.max(self.base_id);
+            if self.track_skbs && !self.segs.is_empty() {
+                self.set_skb_start(0, true); // tcp_trim_head: the rest of a partly acked skb
+            }
         }
 
         // SACK part: only the bytes not covered by earlier SACKs are walked; blocks repeated
@@ -406,6 +466,9 @@ impl Scoreboard {
                         note(s, &mut out, false);
                         on_delivered(s);
                     }
+                }
+                if self.track_skbs {
+                    self.sack_skbs(r.start, r.end);
                 }
             }
             self.fresh = fresh;
@@ -743,6 +806,10 @@ impl Scoreboard {
                 return Err(format!("segment {} SACK flag {} but SACKed ranges say {inside}", s.seq, s.sacked));
             }
         }
+        let starts = self.segs.iter().filter(|s| s.skb_start).count() as u64;
+        if starts != self.skbs || (self.track_skbs && self.segs.front().is_some_and(|s| !s.skb_start)) {
+            return Err(format!("skb count {} != {starts} starts (or the head begins none)", self.skbs));
+        }
         if (sacked, lost, rtx) != (self.sacked_bytes, self.lost_bytes, self.retrans_bytes) {
             return Err(format!(
                 "counters {:?} != recount {:?}",
@@ -815,6 +882,46 @@ mod tests {
 
     fn r(a: u64, b: u64) -> Range {
         Range::new(a * MSS as u64, b * MSS as u64)
+    }
+
+    /// Linux's skbs over the outstanding data (`with_skbs`): two skbs of five segments sent;
+    /// each SACK cuts what it partly covers, joins a SACKed skb before it and, filling a hole,
+    /// the SACKed one after it; a cumulative ACK leaves the rest of an skb one skb.
+    #[test]
+    fn skbs_are_cut_by_sacks_joined_when_sacked_together_and_trimmed_by_acks() {
+        let mut b = Scoreboard::new().with_skbs();
+        for i in 0..10 {
+            let mut s = SegRec::new(i * MSS as u64, MSS, Time(i));
+            s.skb_start = i == 0 || i == 5;
+            b.push_new(s);
+        }
+        let starts = |b: &Scoreboard| {
+            b.segs.iter().filter(|s| s.skb_start).map(|s| s.seq / MSS as u64).collect::<Vec<_>>()
+        };
+        assert_eq!((b.skbs(), starts(&b)), (2, vec![0, 5]));
+        b.on_ack(0, &[r(2, 3)], |_| {}); // tcp_fragment at both ends: [0,1] [2] [3,4] [5..9]
+        assert_eq!(starts(&b), vec![0, 2, 3, 5]);
+        b.on_ack(0, &[r(2, 4)], |_| {}); // 3 shifts into the SACKed 2: [0,1] [2,3] [4] [5..9]
+        assert_eq!(starts(&b), vec![0, 2, 4, 5]);
+        b.on_ack(0, &[r(2, 5)], |_| {});
+        assert_eq!(starts(&b), vec![0, 2, 5]);
+        b.on_ack(0, &[r(6, 7), r(2, 5)], |_| {});
+        assert_eq!(starts(&b), vec![0, 2, 5, 6, 7]);
+        // 5 fills the hole between two SACKed skbs: all three become one
+        b.on_ack(0, &[r(2, 7)], |_| {});
+        assert_eq!((b.skbs(), starts(&b)), (3, vec![0, 2, 7]));
+        b.check().unwrap();
+        // the ACK of segment 0 leaves 1, the rest of the first skb, as an skb of its own
+        b.on_ack(MSS as u64, &[r(2, 7)], |_| {});
+        assert_eq!(starts(&b), vec![1, 2, 7]);
+        b.on_ack(8 * MSS as u64, &[], |_| {});
+        assert_eq!((b.skbs(), starts(&b)), (1, vec![8]));
+        b.check().unwrap();
+        // without `with_skbs` nothing is counted
+        let mut plain = board(3);
+        plain.on_ack(0, &[r(1, 2)], |_| {});
+        assert_eq!(plain.skbs(), 0);
+        plain.check().unwrap();
     }
 
     #[test]

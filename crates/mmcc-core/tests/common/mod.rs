@@ -56,7 +56,7 @@ pub fn dumbbell(rate: Bandwidth, rtt: Dur, buffer_bytes: u64, duration: Dur) -> 
             cca: "newreno".into(),
             cca_params: Default::default(),
             tcp,
-            app: AppConfig::Bulk { bytes: None },
+            app: AppConfig::Bulk { bytes: None, write_size: None },
             sinr_feed: None,
             receiver_feed: None,
         }],

@@ -27,6 +27,9 @@ def _one_clean_error(r, *needles):
     (["tcp.recv_truesize=5GB"], ["tcp.recv_truesize: '5GB' is out of range", "at most 4GiB"]),
     (["tcp.rack=maybe"], ["tcp.rack: expected true or false, got 'maybe'"]),
     (["tcp.tso_defer=2"], ["tcp.tso_defer: expected true or false, got 2"]),
+    (["tcp.send_buffer_truesize=yes"], ["tcp.send_buffer_truesize: expected true or false, got 'yes'"]),
+    (["flows.0.app.write_size=0B"], ["flows[0].app.write_size: 0B is out of range"]),
+    (["flows.0.app.rate=1Mbps"], ["flows[0].app.rate: only a rate application has this key"]),
     (["tcp.recv_buffer_initial=1KB"],
      ["flows[0].tcp.recv_buffer_initial: 1000B is out of range", "at least one segment (1448B)"]),
 ])

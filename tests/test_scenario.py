@@ -43,7 +43,7 @@ def test_one_schema_defaults_and_rules_come_from_the_core():
     comes back complete, and a rule's message gets the file name in front of the core's key."""
     cfg = normalize(BASE, "s.toml")
     assert cfg["links"][0]["mtu"] == 1500 and cfg["record"]["bin"] == 100_000_000
-    assert cfg["flows"][0]["tcp"]["mss"] == 1448 and cfg["flows"][0]["app"] == {"type": "bulk", "bytes": None}
+    assert cfg["flows"][0]["tcp"]["mss"] == 1448 and cfg["flows"][0]["app"] == {"type": "bulk", "bytes": None, "write_size": None}
     assert cfg["links"][0]["ab"]["queue"] == {"type": "droptail", "limit_bytes": None, "limit_packets": 1000,
                                              "room_bytes": None}
     # relations between keys and ranges: the core's messages, with the file and the user's key names

@@ -180,6 +180,9 @@ impl SimConfig {
             }
             within(&format!("{key}.app.write_size"), write_size, 1, 10_000_000, "B")?;
         }
+        if let AppConfig::Bulk { write_size: Some(w), .. } = f.app {
+            within(&format!("{key}.app.write_size"), w, 1, 1 << 30, "B")?;
+        }
         let t = f.tcp.resolve();
         let tk = format!("{key}.tcp");
         within(&format!("{tk}.segment_size"), t.mss, 1, 65_000, "B")?;

@@ -5,6 +5,7 @@
 //! - [`rtt`]: RTT estimator and RTO (RFC 6298);
 //! - [`scoreboard`]: segments in flight, SACK processing, IsLost / NextSeg / pipe (RFC 6675);
 //! - [`prr`]: Proportional Rate Reduction (RFC 6937);
+//! - [`sndbuf`]: Linux's send-buffer memory (skb truesize, the writer's wake-up rule);
 //! - [`rate`]: delivery-rate samples (draft-cheng-iccrg-delivery-rate-estimation);
 //! - [`app`]: application models;
 //! - [`profile`]: the `ns3` and `linux` stack profiles and the resolved settings;
@@ -18,6 +19,7 @@ pub mod rcv_window;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
+pub mod sndbuf;
 pub mod sender;
 
 use crate::net::Packet;

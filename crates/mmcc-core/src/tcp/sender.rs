@@ -7,23 +7,13 @@ use super::prr::{Prr, Ssrb};
 use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, SegRec};
+use super::sndbuf::{self, GSO_MAX_SIZE};
 use super::{Ctx, Profile, TcpSettings, TimerKind};
 use crate::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use crate::engine::timer::Fired;
 use crate::engine::LazyTimer;
 use crate::net::{FlowId, NodeId, Packet};
 use crate::time::{Bandwidth, Dur, Time};
-
-/// Linux `GSO_LEGACY_MAX_SIZE`: the largest GSO skb (the testbed's TUN devices).
-const GSO_MAX_SIZE: u64 = 65_536;
-/// Linux `MAX_TCP_HEADER` (x86-64: L1_CACHE_ALIGN(128 + MAX_HEADER)): the head room of every
-/// TCP skb.
-const MAX_TCP_HEADER: u64 = 320;
-/// Memory of an skb besides its data, as `sk_wmem_queued` charges it (`tcp_stream_alloc_skb`:
-/// `SKB_TRUESIZE(skb_end_offset)`: 256 for `struct sk_buff`, 320 for `skb_shared_info`, and the
-/// 704 bytes of the kmalloc'd head (1,024) after the shared info). The data itself lives in page
-/// fragments, charged byte for byte.
-const SKB_OVERHEAD: u64 = 1_280;
 
 /// What `tcp_tso_should_defer` decided.
 enum Defer {
@@ -338,48 +328,21 @@ impl TcpSender {
         }
     }
 
-    /// Linux's `sk_wmem_queued`: the truesize of the skbs in the retransmission queue (sent,
-    /// not acknowledged) and in the write queue (written, not sent; skbs of `size_goal`).
+    /// Linux's `sk_wmem_queued` (see `sndbuf`).
     fn linux_wmem_queued(&self) -> u64 {
-        let unsent = self.app.written - self.sb.snd_nxt;
-        let write_skbs = unsent.div_ceil(self.linux_size_goal());
-        (self.app.written - self.sb.snd_una) + SKB_OVERHEAD * (self.sb.skbs() + write_skbs)
+        let (unacked, unsent) = (self.sb.outstanding(), self.app.written - self.sb.snd_nxt);
+        sndbuf::wmem_queued(unacked, unsent, self.sb.skbs(), self.mss)
     }
 
-    /// `tcp_xmit_size_goal`: the data a write puts in one skb, whole segments of at most
-    /// `gso_max_size - 1 - MAX_TCP_HEADER` (45 segments of 1,448 bytes).
-    fn linux_size_goal(&self) -> u64 {
-        ((GSO_MAX_SIZE - 1 - MAX_TCP_HEADER) / self.mss).max(1) * self.mss
-    }
-
-    /// What a Linux writer adds now. `tcp_sendmsg` allocates skbs of `size_goal` while
-    /// `sk_wmem_queued < sk_sndbuf` (`sk_stream_memory_free`), so a write may take the buffer
-    /// past full by the rest of one skb. A bulk writer polls: the socket is writable only while
-    /// a third of the buffer is free (`sk_stream_is_writeable`: free >= queued / 2, which is
-    /// also when `sk_stream_write_space` wakes a blocked writer), and it writes its write size
-    /// each time (the testbed's sender, iperf3) until the socket is no longer writable. So the
-    /// queues hold about two thirds of the buffer plus one write, and data may run out while a
-    /// recovery holds snd_una (measured on the testbed: `wmem_queued` 2.8-3.2 MB of 4 MiB,
-    /// nothing left unsent). The buffer is at its ceiling: Linux's autotuning
-    /// (`tcp_sndbuf_expand`, 2 x cwnd x 4,352 bytes) stays ahead of any window below it.
+    /// What a Linux writer adds now (`sndbuf::writable`): a bulk writer polls and writes its
+    /// write size while the socket is writable, so the queues hold about two thirds of the buffer
+    /// plus one write and data may run out while a recovery holds snd_una (measured on the
+    /// testbed: `wmem_queued` 2.8-3.2 MB of 4 MiB, nothing left unsent). The buffer is at its
+    /// ceiling: Linux's autotuning (`tcp_sndbuf_expand`, 2 x cwnd x 4,352 bytes) stays ahead of any
+    /// window below it.
     fn linux_buffer_space(&self) -> u64 {
-        let (buf, queued) = (self.cfg.snd_buf, self.linux_wmem_queued());
-        if queued >= buf {
-            return 0;
-        }
-        let goal = self.linux_size_goal();
-        let memory_free = (buf - queued).div_ceil(goal + SKB_OVERHEAD) * goal;
-        if !self.app.wants_more() {
-            return memory_free; // a timed writer writes when its data is due
-        }
-        if 3 * queued > 2 * buf {
-            return 0; // not writable
-        }
-        let chunk = self.app.bulk_write_size();
-        let chunk_mem = chunk + SKB_OVERHEAD * chunk.div_ceil(goal);
-        // writes while writable before each: queued + j x chunk_mem <= 2/3 buf, j = 0..k-1
-        let writes = (2 * buf - 3 * queued) / (3 * chunk_mem) + 1;
-        (writes * chunk).min(memory_free)
+        let write = self.app.wants_more().then(|| self.app.bulk_write_size());
+        sndbuf::writable(self.cfg.snd_buf, self.linux_wmem_queued(), self.mss, write)
     }
 
     fn write_app_data(&mut self, now: Time) {

@@ -289,14 +289,16 @@ def write_report(out: Path, cases: list[Case]) -> dict:
     builtin = [r for r in rows if r["cca"] in KERNEL_BUILTIN]
     ebpf = [r for r in rows if r["cca"] in EBPF]
     frac = lambda rs, key="within_10pct": float(np.mean([r[key] for r in rs])) if rs else float("nan")  # noqa: E731
+    groups_named = (("reno/cubic/bbr", builtin), ("the eBPF algorithms", ebpf))
     if rows:
         write_csv_rows(out / "cases.csv", rows)
     lines = ["# mmcc (profile linux) vs the Linux kernel (testbed)", "",
              f"Kernel {platform.release()}; {cases[0].duration_s:g} s runs." if cases else "",
-             f"{len(rows)} cases. Within +-10 %: reno/cubic/bbr {100 * frac(builtin):.0f} % of {len(builtin)}; "
-             f"the eBPF algorithms {100 * frac(ebpf):.0f} % of {len(ebpf)}. cwnd follows (median and 90th "
-             f"percentile within +-{100 * CWND_BAND:.0f} %): reno/cubic/bbr {100 * frac(builtin, 'cwnd_within_25pct'):.0f} %, "
-             f"the eBPF algorithms {100 * frac(ebpf, 'cwnd_within_25pct'):.0f} %.", "",
+             f"{len(rows)} cases. Within +-10 %: "
+             + "; ".join(f"{name} {100 * frac(g):.0f} % of {len(g)}" for name, g in groups_named if g)
+             + f". cwnd follows (median and 90th percentile within +-{100 * CWND_BAND:.0f} %): "
+             + ", ".join(f"{name} {100 * frac(g, 'cwnd_within_25pct'):.0f} %" for name, g in groups_named if g)
+             + ".", "",
              "Conditions: RATE-DELAY(one way)-BUFFER(BDP)-LOSS(per packet), or traceN (thesis-edge capacity x "
              f"{TRACE_SCALE:g}). diff: (mmcc - kernel) / kernel of the goodput; RTT: mean smoothed RTT (kernel: "
              "TCP_INFO every 10 ms) / mean RTT sample (mmcc); cwnd p50 / p90: median and 90th percentile of the "

@@ -130,6 +130,8 @@ struct FlowStats
 };
 
 std::vector<FlowStats> g_stats;
+/// `--cwnd-trace`: every change of flow 0's congestion window (ns time, bytes), or null.
+std::ofstream* g_cwndTrace = nullptr;
 /// Packets dropped by receive error models (PhyRxDrop of the devices that have one).
 uint64_t g_errorDrops = 0;
 /// Packets that reached a device with a receive error model (dropped or not).
@@ -171,6 +173,12 @@ class BulkSender : public Application
                                                      FlowStats& s = g_stats[fl];
                                                      size_t i = s.BinNow();
                                                      s.cwnd[i] = v;
+                                                     if (fl == 0 && g_cwndTrace)
+                                                     {
+                                                         *g_cwndTrace
+                                                             << Simulator::Now().GetNanoSeconds()
+                                                             << " " << v << "\n";
+                                                     }
                                                  },
                                                  f));
         m_socket->TraceConnectWithoutContext("SlowStartThreshold",
@@ -484,7 +492,22 @@ main(int argc, char* argv[])
                  "the packets mmcc has there (the same losses as `mmcc run` with this seed), "
                  "'ns3' from ns-3's RateErrorModel",
                  errors);
+    std::string cwndTrace;
+    cmd.AddValue("cwnd-trace",
+                 "also write every change of flow 0's congestion window to this file "
+                 "(lines: time in ns, cwnd in bytes), for change-by-change comparisons",
+                 cwndTrace);
     cmd.Parse(argc, argv);
+    std::ofstream cwndTraceFile;
+    if (!cwndTrace.empty())
+    {
+        cwndTraceFile.open(cwndTrace);
+        if (!cwndTraceFile)
+        {
+            Fail("cannot write " + cwndTrace);
+        }
+        g_cwndTrace = &cwndTraceFile;
+    }
     if (configPath.empty())
     {
         Fail("--config=FILE is required");

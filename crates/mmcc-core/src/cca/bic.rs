@@ -14,7 +14,7 @@
 //! is added when the count exceeds cnt (then the count restarts from 0), and W_max and
 //! ssthresh are whole segments. The `linux` profile keeps the fractional form.
 
-use super::util::{add_segments, ca_segments, half_flight, slow_start_then_ca, FracAcc};
+use super::util::{add_segments, half_flight, slow_start_then_ca, FracAcc};
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -116,10 +116,17 @@ impl CongestionControl for Bic {
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         if cc.ns3() {
-            let segs = ca_segments(cc, ack.segments_acked);
-            if segs > 0 {
-                // TcpBic::IncreaseWindow: one segment once the count exceeds cnt
-                self.cwnd_cnt += segs as u64;
+            // ns-3 3.37 TcpBic::IncreaseWindow, in its uint32 arithmetic: below ssthresh one
+            // segment per call whatever was acknowledged (also for the ACK that leaves CA_LOSS
+            // with nothing above the recovery point, segmentsAcked 0, which then wraps)
+            let mut segs = ack.segments_acked;
+            if cc.cwnd < cc.ssthresh {
+                cc.cwnd += cc.mss;
+                segs = segs.wrapping_sub(1);
+            }
+            if cc.cwnd >= cc.ssthresh && segs > 0 {
+                // one segment once the count exceeds cnt
+                self.cwnd_cnt = (self.cwnd_cnt as u32).wrapping_add(segs) as u64;
                 if self.cwnd_cnt > self.cnt_ns3(cc.cwnd / cc.mss) {
                     cc.cwnd += cc.mss;
                     self.cwnd_cnt = 0;

@@ -88,6 +88,31 @@ def test_tcp_info_fields_at_the_uapi_offsets():
     assert parse_tcp_info(bytes(raw[:160]))["busy_time_us"] == 0
 
 
+def test_send_buffer_memory_is_read_from_so_meminfo():
+    """`SO_MEMINFO` of a loopback sender: the send buffer and the memory its queues hold, with data
+    unsent behind a reader that reads nothing (no root needed)."""
+    import socket
+
+    from mmcc.testbed.endpoint import _sndbuf_and_queued
+
+    with socket.socket() as lst, socket.socket() as s:
+        lst.bind(("127.0.0.1", 0))
+        lst.listen()
+        assert _sndbuf_and_queued(s)[1] == 0  # nothing queued before the connection
+        s.connect(lst.getsockname())
+        conn, _ = lst.accept()
+        with conn:
+            s.setblocking(False)
+            sent = 0
+            try:
+                while sent < 64 << 20:
+                    sent += s.send(b"x" * 65536)
+            except BlockingIOError:
+                pass
+            sndbuf, queued = _sndbuf_and_queued(s)
+            assert sndbuf > 0 and 0 < queued <= 2 * sndbuf
+
+
 def test_bpf_arithmetic_on_the_host():
     """The integer arithmetic of the BPF programs against the simulator's equations (cc only)."""
     r = subprocess.run(["make", "-s", "-C", str(ROOT / "bpf"), "test", f"BUILD={ROOT / 'target' / 'bpf-test'}"],

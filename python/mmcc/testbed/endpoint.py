@@ -39,6 +39,10 @@ SO_MEMINFO = 55
 SK_MEMINFO_VARS = 9
 SK_MEMINFO_SNDBUF, SK_MEMINFO_WMEM_QUEUED = 3, 5
 
+PR_SET_PDEATHSIG = 1
+# struct tcp_info (include/uapi/linux/tcp.h) up to tcpi_snd_wnd: 232 bytes
+TCP_INFO_LEN = 232
+
 
 def _sndbuf_and_queued(s) -> tuple[int, int]:
     """The socket's send buffer (`sk_sndbuf`) and the memory its write and retransmission queues
@@ -49,9 +53,6 @@ def _sndbuf_and_queued(s) -> tuple[int, int]:
         return 0, 0
     v = struct.unpack_from(f"={len(raw) // 4}I", raw)
     return v[SK_MEMINFO_SNDBUF], v[SK_MEMINFO_WMEM_QUEUED]
-PR_SET_PDEATHSIG = 1
-# struct tcp_info (include/uapi/linux/tcp.h) up to tcpi_snd_wnd: 232 bytes
-TCP_INFO_LEN = 232
 
 
 def _die_with_parent() -> None:

@@ -215,9 +215,9 @@ impl Scoreboard {
         }
     }
 
-    /// The skb boundaries around `[start, end)`, newly SACKed (see `with_skbs`).
-    fn sack_skbs(&mut self, start: u64, end: u64) {
-        let Some(i0) = self.find(start) else { return };
+    /// The skb boundaries around the newly SACKed segments from index `i0` to sequence `end`
+    /// (see `with_skbs`).
+    fn sack_skbs(&mut self, i0: usize, end: u64) {
         let i1 = i0 + self.segs.range(i0..).position(|s| s.seq >= end).unwrap_or(self.segs.len() - i0);
         let joins_prev = i0 > 0 && self.segs[i0 - 1].sacked;
         self.set_skb_start(i0, !joins_prev);
@@ -468,7 +468,7 @@ impl Scoreboard {
                     }
                 }
                 if self.track_skbs {
-                    self.sack_skbs(r.start, r.end);
+                    self.sack_skbs(i, r.end);
                 }
             }
             self.fresh = fresh;

@@ -313,9 +313,7 @@ impl TcpSender {
         if self.cfg.send_buffer_truesize {
             return self.linux_buffer_space();
         }
-        self.cfg
-            .snd_buf
-            .saturating_sub(self.app.written - self.sb.snd_una)
+        self.cfg.snd_buf.saturating_sub(self.send_buffer_queued())
     }
 
     /// Memory the send buffer holds now: Linux's `sk_wmem_queued` with `send_buffer_truesize`,
@@ -347,8 +345,7 @@ impl TcpSender {
 
     fn write_app_data(&mut self, now: Time) {
         if !self.app_stopped && self.active {
-            let space = self.buffer_space();
-            self.app.catch_up(now, space);
+            self.app.catch_up(now, self.buffer_space());
         }
     }
 

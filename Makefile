@@ -45,10 +45,12 @@ test-ns3: ns3-deps
 	@if pkg-config --exists ns3-internet 2>/dev/null; then \
 		$(MAKE) --no-print-directory -C ns3 -j$$(nproc) && target/ns3/mmcc-ns3-tests; \
 	else echo "ns-3 is not installed: the ns-3 module tests are skipped"; fi
+	@if command -v clang-format >/dev/null; then $(MAKE) --no-print-directory -C ns3 format-check; \
+	else echo "clang-format is not installed: the ns-3 module's formatting is not checked"; fi
 
-NS3_DEBS := libns3-dev libgsl-dev libsqlite3-dev pkg-config nlohmann-json3-dev g++
+NS3_DEBS := libns3-dev libgsl-dev libsqlite3-dev pkg-config nlohmann-json3-dev g++ clang-format
 ns3-deps:
-	@if pkg-config --exists ns3-internet 2>/dev/null && [ -f /usr/include/nlohmann/json.hpp ]; then :; \
+	@if pkg-config --exists ns3-internet 2>/dev/null && [ -f /usr/include/nlohmann/json.hpp ] && command -v clang-format >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ]; then { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(NS3_DEBS); } \
 		|| echo "could not install ns-3 ($(NS3_DEBS)): the ns-3 checks will be skipped"; \
 	else echo "ns-3 is not installed; as root: apt-get install $(NS3_DEBS) (the ns-3 check will be skipped)"; fi
@@ -61,6 +63,8 @@ HAVE_BPF_TOOLS := command -v clang >/dev/null && command -v bpftool >/dev/null &
 
 test-bpf: kernel-deps
 	$(MAKE) --no-print-directory -C bpf test
+	@if command -v clang-format >/dev/null; then $(MAKE) --no-print-directory -C bpf format-check; \
+	else echo "clang-format is not installed: the BPF sources' formatting is not checked"; fi
 	@if $(HAVE_BPF_TOOLS) && [ -f /sys/kernel/btf/vmlinux ]; then $(MAKE) --no-print-directory -C bpf -j$$(nproc); \
 	else echo "clang/libbpf/bpftool or kernel BTF missing: the BPF programs are not built"; fi
 

@@ -96,8 +96,7 @@ def test_runner_loses_the_packets_mmcc_loses(tmp_path):
     (tmp_path / "case.json").write_text(json.dumps(ns3.export(sc.config)))
     got = {}
     for errors in ("mmcc", "ns3"):
-        out = tmp_path / errors
-        out.mkdir()
+        out = tmp_path / errors / "tables"  # the runner makes the folder
         p = subprocess.run([str(runner), f"--config={tmp_path / 'case.json'}", f"--out={out}", "--seed=3",
                             f"--errors={errors}"], capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
@@ -109,3 +108,47 @@ def test_runner_loses_the_packets_mmcc_loses(tmp_path):
     bad = subprocess.run([str(runner), f"--config={tmp_path / 'case.json'}", f"--out={tmp_path}", "--errors=dice"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "--errors: 'dice' is not mmcc or ns3" in bad.stderr
+    # an output folder that cannot be made is refused before the run, not after it
+    (tmp_path / "file").write_text("")
+    bad = subprocess.run([str(runner), f"--config={tmp_path / 'case.json'}", f"--out={tmp_path / 'file' / 'out'}"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and f"--out={tmp_path / 'file' / 'out'}: cannot write to this folder" in bad.stderr
+    assert not list(tmp_path.glob("**/*.tmp"))
+
+
+def test_build_files_list_every_source_of_the_module():
+    """The module builds three ways: `make -C ns3` (libns3-dev; it takes model/*.cc), the CMake
+    tree of ns-3.36+ (CMakeLists.txt) and the waf tree of ns-3.35 and older (wscript, the version
+    the source publications ran). The last two list their files: both must list every source and
+    header of model/, the same test suite and the runner, and nothing else."""
+    import ast
+    import re
+    from pathlib import Path
+
+    ns3 = Path(__file__).resolve().parents[1] / "ns3"
+    sources = sorted(f"model/{p.name}" for p in (ns3 / "model").glob("*.cc"))
+    headers = sorted(f"model/{p.name}" for p in (ns3 / "model").glob("*.h"))
+
+    cmake = (ns3 / "CMakeLists.txt").read_text()
+
+    def cmake_list(key: str) -> list[str]:
+        block = re.search(rf"{key}\s+(.*?)(?=\n\s*[A-Z_]+\b|\))", cmake, re.S).group(1)
+        return sorted(block.split())
+
+    assert cmake_list("SOURCE_FILES") == sources
+    assert cmake_list("HEADER_FILES") == headers
+    assert cmake_list("TEST_SOURCES") == ["test/mmcc-tcp-test-suite.cc"]
+    assert "mmcc-ns3-runner.cc" in (ns3 / "examples" / "CMakeLists.txt").read_text()
+
+    tree = ast.parse((ns3 / "wscript").read_text())  # also: the wscript is valid Python
+    lists = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.List, ast.Constant)):
+            for t in node.targets:
+                if isinstance(t, ast.Attribute):
+                    lists[f"{t.value.id}.{t.attr}"] = ast.literal_eval(node.value)
+    assert sorted(lists["module.source"]) == sources
+    assert sorted(lists["headers.source"]) == headers
+    assert lists["module_test.source"] == ["test/mmcc-tcp-test-suite.cc"]
+    assert lists["obj.source"] == "examples/mmcc-ns3-runner.cc"
+    assert {n.name for n in tree.body if isinstance(n, ast.FunctionDef)} == {"configure", "build"}

@@ -34,6 +34,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -387,6 +388,14 @@ ConfigureErrors(const json& d,
                                      }));
 }
 
+/// A step of a link's rate schedule (a function, not a lambda: ns-3.35's Simulator::Schedule
+/// takes functions and member functions only).
+void
+SetDeviceRate(Ptr<PointToPointNetDevice> dev, uint64_t bps)
+{
+    dev->SetAttribute("DataRate", DataRateValue(DataRate(std::max<uint64_t>(bps, 1))));
+}
+
 /// Configure one direction (`dev` sends, `peer` receives): queue, error model, rate schedule.
 void
 ConfigureDirection(const json& d,
@@ -426,9 +435,7 @@ ConfigureDirection(const json& d,
         {
             Time at = NanoSeconds(step.at(0).get<int64_t>());
             uint64_t bps = step.at(1).get<uint64_t>();
-            Simulator::Schedule(at, [dev, bps]() {
-                dev->SetAttribute("DataRate", DataRateValue(DataRate(std::max<uint64_t>(bps, 1))));
-            });
+            Simulator::Schedule(at, &SetDeviceRate, dev, bps);
         }
     }
 }
@@ -654,16 +661,28 @@ main(int argc, char* argv[])
         sender->SetStopTime(stop);
     }
 
+    // The output folder is made (or refused) before the run, not after minutes of simulation;
+    // the tables are written under temporary names and renamed once complete.
+    std::error_code ec;
+    std::filesystem::create_directories(outDir, ec);
+    const std::string flowsPath = outDir + "/flows.csv";
+    const std::string seriesPath = outDir + "/series.csv";
+    std::ofstream fo(flowsPath + ".tmp");
+    std::ofstream so(seriesPath + ".tmp");
+    if (ec || !fo || !so)
+    {
+        Fail("--out=" + outDir + ": cannot write to this folder" +
+             (ec ? " (" + ec.message() + ")" : ""));
+    }
+
     auto wall0 = std::chrono::steady_clock::now();
     Simulator::Stop(duration);
     Simulator::Run();
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
-    std::ofstream fo(outDir + "/flows.csv");
     fo << "flow_id,cca,start_s,stop_s,delivered_bytes,goodput_mbps,tx_bytes,retx_bytes,fast_"
           "retransmits,rtos,wall_s,"
           "error_drops,error_model_packets\n";
-    std::ofstream so(outDir + "/series.csv");
     so << "flow_id,t_s,throughput_mbps,cwnd_bytes,ssthresh_bytes,rtt_ms\n";
     size_t nbins = static_cast<size_t>((duration.GetNanoSeconds() + bin.GetNanoSeconds() - 1) /
                                        bin.GetNanoSeconds());
@@ -697,6 +716,21 @@ main(int argc, char* argv[])
             so << i << "," << b * bin.GetSeconds() << "," << thr << "," << cw << "," << ss << ","
                << rtt << "\n";
         }
+    }
+    fo.close();
+    so.close();
+    if (!fo || !so)
+    {
+        Fail("--out=" + outDir + ": writing the tables failed");
+    }
+    std::filesystem::rename(flowsPath + ".tmp", flowsPath, ec);
+    if (!ec)
+    {
+        std::filesystem::rename(seriesPath + ".tmp", seriesPath, ec);
+    }
+    if (ec)
+    {
+        Fail("--out=" + outDir + ": " + ec.message());
     }
     Simulator::Destroy();
     return 0;

@@ -252,6 +252,18 @@ class FbTcpTestCase : public TestCase
 };
 
 /// FB-TCP: W* from the throughput of the last 100 ms interval and rtt_base.
+/// The ACK at the end of FbTcpCapTestCase's 100 ms interval (a function, not a lambda: ns-3.35's
+/// Simulator::Schedule takes functions and member functions only).
+void
+EndOfInterval(Ptr<TcpFbTcp> f, Ptr<TcpSocketState> tcb)
+{
+    // 500,000 bytes delivered in order in 100 ms = 5 MB/s; the ACK also ends the round
+    tcb->m_lastAckedSeq = SequenceNumber32(500000);
+    tcb->m_highTxMark = SequenceNumber32(600000);
+    f->PktsAcked(tcb, 1, MilliSeconds(20));
+    f->IncreaseWindow(tcb, 1);
+}
+
 class FbTcpCapTestCase : public TestCase
 {
   public:
@@ -268,13 +280,7 @@ class FbTcpCapTestCase : public TestCase
         tcb->m_highTxMark = SequenceNumber32(100000);
         f->PktsAcked(tcb, 1, MilliSeconds(20)); // the 100 ms interval starts: una 0
         f->IncreaseWindow(tcb, 1);              // the round starts: its end is 100000
-        Simulator::Schedule(MilliSeconds(100), [f, tcb]() {
-            // 500,000 bytes delivered in order in 100 ms = 5 MB/s; the ACK also ends the round
-            tcb->m_lastAckedSeq = SequenceNumber32(500000);
-            tcb->m_highTxMark = SequenceNumber32(600000);
-            f->PktsAcked(tcb, 1, MilliSeconds(20));
-            f->IncreaseWindow(tcb, 1);
-        });
+        Simulator::Schedule(MilliSeconds(100), &EndOfInterval, f, tcb);
         Simulator::Run();
         Simulator::Destroy();
         // W* = 1.05 * 5e6 B/s * 0.02 s / 1000 B = 105 segments

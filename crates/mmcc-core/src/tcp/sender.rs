@@ -3,7 +3,7 @@
 //! retransmission timeout (RFC 6298) and the congestion-control hooks.
 //!
 //! This file holds the sender's state, the connection set-up, the send buffer, the ACK path
-//! and the timers; [`output`] decides what may be sent and sends it, [`recovery`] marks losses
+//! and the timers; `output.rs` decides what may be sent and sends it, `recovery.rs` marks losses
 //! and runs the congestion state machine, PRR, undo and the retransmission timer.
 
 use super::app::{App, AppConfig};

@@ -138,6 +138,27 @@ uint64_t g_errorDrops = 0;
 /// Packets that reached a device with a receive error model (dropped or not).
 uint64_t g_errorModelPackets = 0;
 
+/// `--txbuffer-at`: flow 0's transmit buffer (ns-3's own scoreboard: its counts and every
+/// segment with its flags) written to stderr at one instant, for state-by-state comparisons.
+Ptr<Socket> g_flow0Socket;
+
+void
+DumpTxBuffer()
+{
+    Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(g_flow0Socket);
+    if (!tcp)
+    {
+        std::cerr << "txbuffer at " << Simulator::Now().GetNanoSeconds() << ": no socket yet\n";
+        return;
+    }
+    Ptr<TcpTxBuffer> tx = tcp->GetTxBuffer();
+    std::cerr << "txbuffer at " << Simulator::Now().GetNanoSeconds() << ": head "
+              << tx->HeadSequence() << " sacked " << tx->GetSacked() << " lost " << tx->GetLost()
+              << " retrans " << tx->GetRetransmitsCount() << " in_flight " << tx->BytesInFlight()
+              << "\n"
+              << *tx << "\n";
+}
+
 /// A bulk sender: one TCP socket of the flow's algorithm that keeps the send buffer full (or
 /// writes a byte budget), from `start` until `stop`.
 class BulkSender : public Application
@@ -162,6 +183,10 @@ class BulkSender : public Application
         Ptr<TcpL4Protocol> tcp = GetNode()->GetObject<TcpL4Protocol>();
         tcp->SetAttribute("SocketType", TypeIdValue(m_cca)); // this socket's algorithm
         m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+        if (m_flow == 0)
+        {
+            g_flow0Socket = m_socket;
+        }
         m_socket->Bind();
         m_socket->Connect(m_peer);
         m_socket->SetConnectCallback(MakeCallback(&BulkSender::Connected, this),
@@ -504,6 +529,11 @@ main(int argc, char* argv[])
                  "also write every change of flow 0's congestion window to this file "
                  "(lines: time in ns, cwnd in bytes), for change-by-change comparisons",
                  cwndTrace);
+    int64_t txBufferAt = -1;
+    cmd.AddValue("txbuffer-at",
+                 "write flow 0's transmit buffer (counts and every segment's flags) to stderr "
+                 "at this simulated time in ns (a diagnostic)",
+                 txBufferAt);
     cmd.Parse(argc, argv);
     std::ofstream cwndTraceFile;
     if (!cwndTrace.empty())
@@ -675,6 +705,10 @@ main(int argc, char* argv[])
              (ec ? " (" + ec.message() + ")" : ""));
     }
 
+    if (txBufferAt >= 0)
+    {
+        Simulator::Schedule(NanoSeconds(txBufferAt), &DumpTxBuffer);
+    }
     auto wall0 = std::chrono::steady_clock::now();
     Simulator::Stop(duration);
     Simulator::Run();

@@ -680,10 +680,18 @@ impl Scoreboard {
     }
 
     /// Mark the first unacknowledged segment lost (fast retransmit on three duplicate ACKs
-    /// without enough SACK information).
-    pub fn mark_head_lost(&mut self) {
+    /// without enough SACK information). `forget_retransmission`: ns-3 3.37's
+    /// `TcpTxBuffer::MarkHeadAsLost` also clears the head's `m_retrans` mark, so a head whose
+    /// retransmission is still outstanding (NextSeg rule 3, a partial ACK's `DoRetransmit`)
+    /// leaves BytesInFlight until it is sent again; Linux's `tcp_mark_skb_lost` keeps
+    /// `TCPCB_SACKED_RETRANS` on an skb it newly marks lost.
+    pub fn mark_head_lost(&mut self, forget_retransmission: bool) {
         if let Some(s) = self.segs.front_mut() {
             if !s.sacked && !s.lost {
+                if forget_retransmission && s.rtx_inflight {
+                    s.rtx_inflight = false;
+                    self.retrans_bytes -= s.len as u64;
+                }
                 s.lost = true;
                 self.lost_bytes += s.len as u64;
                 self.rtx.push(self.base_id);
@@ -963,6 +971,24 @@ mod tests {
             assert_eq!(b.pipe(), if ns3 { 2000 } else { 1000 }, "ns3 {ns3}");
             b.on_ack(6000, &[], |_| {});
             assert_eq!((b.pipe(), b.retrans_bytes()), (0, 0));
+            b.check().unwrap();
+        }
+    }
+
+    #[test]
+    fn marking_a_retransmitted_head_lost_forgets_the_retransmission_in_ns3_only() {
+        // The head (segment 0, in flight, not lost) was sent again by NextSeg rule 3; two
+        // segments above it are SACKed, too few to mark it lost. Fast retransmit marks it lost:
+        // ns-3's MarkHeadAsLost also clears m_retrans (BytesInFlight loses the segment until it
+        // is retransmitted again), Linux's tcp_mark_skb_lost keeps the retransmission counted.
+        for (forget, pipe) in [(true, 7000), (false, 8000)] {
+            let mut b = board(10);
+            b.on_ack(0, &[r(1, 3)], |_| {});
+            b.on_retransmit(0, Time(20));
+            assert_eq!(b.pipe(), 9000); // 10 outstanding + 1 retransmission - 2 SACKed
+            b.mark_head_lost(forget);
+            assert!(b.head_is_lost());
+            assert_eq!((b.pipe(), b.retrans_bytes()), (pipe, if forget { 0 } else { 1000 }));
             b.check().unwrap();
         }
     }

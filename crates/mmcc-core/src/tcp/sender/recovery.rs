@@ -192,7 +192,7 @@ impl TcpSender {
                 } else {
                     if !self.cfg.sack && ack.advanced {
                         // RFC 6582: a partial ACK retransmits the next unacknowledged segment.
-                        self.sb.mark_head_lost();
+                        self.sb.mark_head_lost(self.cfg.profile == Profile::Ns3);
                     }
                     if self.cfg.profile == Profile::Ns3 {
                         self.ns3_recovery_ack(ack, controls, ctx);
@@ -489,7 +489,7 @@ impl TcpSender {
             self.cc.ssthresh = self.cca.ssthresh(&self.cc);
             self.cc.cwnd = self.mss;
             self.cca.on_congestion_event(&mut self.cc, &ev);
-            self.sb.mark_head_lost();
+            self.sb.mark_head_lost(self.cfg.profile == Profile::Ns3);
             self.dup_bytes = 0;
             self.set_state(CaState::Loss, ctx);
             if let Some(id) = self.sb.next_lost() {
@@ -508,7 +508,7 @@ impl TcpSender {
         if !self.rack() {
             // RFC 6675 (4.2): the head is lost; with RACK the check that started the recovery
             // has marked what is lost (Linux 6.18 marks nothing more)
-            self.sb.mark_head_lost();
+            self.sb.mark_head_lost(self.cfg.profile == Profile::Ns3);
         }
         self.set_state(CaState::Recovery, ctx);
         self.ns3_flight = self.pipe(); // EnterRecovery's BytesInFlight(), head marked lost

@@ -529,6 +529,10 @@ main(int argc, char* argv[])
                  "also write every change of flow 0's congestion window to this file "
                  "(lines: time in ns, cwnd in bytes), for change-by-change comparisons",
                  cwndTrace);
+    std::string pcapPrefix;
+    cmd.AddValue("pcap",
+                 "also write a pcap per device: PREFIX-link<i>-<node>-<device>.pcap (a diagnostic)",
+                 pcapPrefix);
     int64_t txBufferAt = -1;
     cmd.AddValue("txbuffer-at",
                  "write flow 0's transmit buffer (counts and every segment's flags) to stderr "
@@ -626,6 +630,11 @@ main(int argc, char* argv[])
         p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(l.at("delay").get<int64_t>())));
         p2p.SetQueue("ns3::DropTailQueue", "MaxSize", QueueSizeValue(ns3::QueueSize("1000p")));
         NetDeviceContainer devs = p2p.Install(nodes.Get(a), nodes.Get(b));
+        if (!pcapPrefix.empty())
+        {
+            // ns-3's point-to-point pcap: each device's transmissions and receptions
+            p2p.EnablePcap(pcapPrefix + "-link" + std::to_string(i), devs);
+        }
         std::ostringstream net;
         net << "10." << (i / 250) << "." << (i % 250) << ".0";
         addr.SetBase(net.str().c_str(), "255.255.255.252");

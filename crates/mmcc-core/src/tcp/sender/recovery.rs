@@ -519,8 +519,13 @@ impl TcpSender {
                 self.prr
                     .on_ack(delivered, self.pipe(), self.cc.ssthresh, self.mss, ssrb);
         }
-        // RFC 6675 (4.3): the first retransmission goes out whatever the window says.
-        if let Some(id) = self.sb.next_lost() {
+        // RFC 6675 (4.3): the first retransmission goes out whatever the window says. ns-3's
+        // EnterRecovery calls DoRetransmit: NextSeg's rule 2 sends new data when nothing lost is
+        // left to retransmit (the head already lost and retransmitted before), else the head
+        // goes again; either way outside the window and the pacing timer.
+        if self.cfg.profile == Profile::Ns3 {
+            self.ns3_do_retransmit(ctx);
+        } else if let Some(id) = self.sb.next_lost() {
             self.retransmit(id, true, ctx);
         }
     }

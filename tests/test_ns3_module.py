@@ -122,7 +122,9 @@ def test_runner_diagnostics_trace_dump_and_capture(tmp_path):
     """The runner's diagnostics on 0.3 s of NewReno at 100 Mb/s: `--cwnd-trace` writes every change
     of flow 0's window (the first is the initial 10 segments of 1400 bytes, then slow start's
     growth), `--txbuffer-at` ns-3's transmit buffer at that instant on stderr, `--pcap` one pcap
-    per device (two per link); an unwritable trace file is refused before the run."""
+    per device (two per link), `--log` ns-3's own log lines of the named components inside a window
+of simulated time; an unwritable trace file and a malformed log window are refused before the
+run."""
     import json
     import struct
 
@@ -150,6 +152,21 @@ def test_runner_diagnostics_trace_dump_and_capture(tmp_path):
     bad = subprocess.run([str(runner), f"--config={tmp_path / 'case.json'}", f"--out={tmp_path / 'out2'}",
                           f"--cwnd-trace={tmp_path / 'nope' / 'cwnd.txt'}"], capture_output=True, text=True)
     assert bad.returncode == 2 and f"cannot write {tmp_path / 'nope' / 'cwnd.txt'}" in bad.stderr
+    # --log: ns-3's own log lines of the named components, only inside the window
+    p = subprocess.run([str(runner), f"--config={tmp_path / 'case.json'}", f"--out={tmp_path / 'out3'}",
+                        "--log=TcpSocketBase,TcpTxBuffer@100000000-100200000"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-500:]
+    logged = [line for line in p.stderr.splitlines() if line.startswith("+")]
+    times = [float(line.split("s", 1)[0]) for line in logged]
+    assert any("TcpSocketBase:ReceivedAck(" in line for line in logged), p.stderr[-500:]
+    assert any(" TcpTxBuffer:" in line for line in logged)
+    assert times and all(0.1 <= t <= 0.1002 for t in times), (min(times, default=None), max(times, default=None))
+    for spec, why in [("Nope@1-2", "'Nope' is not an ns-3 log component"),
+                      ("TcpSocketBase@5-2", "0 <= FROM_NS < TO_NS"),
+                      ("TcpSocketBase@5", "expected COMPONENT[,COMPONENT...]@FROM_NS-TO_NS")]:
+        bad = subprocess.run([str(runner), f"--config={tmp_path / 'case.json'}", f"--out={tmp_path / 'out4'}",
+                              f"--log={spec}"], capture_output=True, text=True)
+        assert bad.returncode == 2 and why in bad.stderr, (spec, bad.stderr)
 
 def test_build_files_list_every_source_of_the_module():
     """The module builds three ways: `make -C ns3` (libns3-dev; it takes model/*.cc), the CMake

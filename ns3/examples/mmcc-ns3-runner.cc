@@ -159,6 +159,27 @@ DumpTxBuffer()
               << *tx << "\n";
 }
 
+/// `--log`: ns-3's own log components, switched on for a window of simulated time (a
+/// diagnostic: the reference's decisions, e.g. which call sent a segment, at one instant).
+std::vector<std::string> g_logComponents;
+
+void
+SetLogs(bool on)
+{
+    for (const auto& name : g_logComponents)
+    {
+        if (on)
+        {
+            LogComponentEnable(name.c_str(),
+                               LogLevel(LOG_LEVEL_ALL | LOG_PREFIX_TIME | LOG_PREFIX_FUNC));
+        }
+        else
+        {
+            LogComponentDisable(name.c_str(), LOG_LEVEL_ALL);
+        }
+    }
+}
+
 /// A bulk sender: one TCP socket of the flow's algorithm that keeps the send buffer full (or
 /// writes a byte budget), from `start` until `stop`.
 class BulkSender : public Application
@@ -538,7 +559,65 @@ main(int argc, char* argv[])
                  "write flow 0's transmit buffer (counts and every segment's flags) to stderr "
                  "at this simulated time in ns (a diagnostic)",
                  txBufferAt);
+    std::string logSpec;
+    cmd.AddValue("log",
+                 "switch ns-3 log components on between two simulated times: "
+                 "COMPONENT[,COMPONENT...]@FROM_NS-TO_NS, e.g. TcpSocketBase@3893900000-3893950000 "
+                 "(ns-3's log lines on stderr, prefixed with the simulated time; a diagnostic)",
+                 logSpec);
     cmd.Parse(argc, argv);
+    int64_t logFrom = -1;
+    int64_t logTo = -1;
+    if (!logSpec.empty())
+    {
+        const auto at = logSpec.find('@');
+        const auto dash = at == std::string::npos ? at : logSpec.find('-', at);
+        try
+        {
+            if (dash == std::string::npos)
+            {
+                throw std::invalid_argument("format");
+            }
+            size_t used = 0;
+            const std::string from = logSpec.substr(at + 1, dash - at - 1);
+            const std::string to = logSpec.substr(dash + 1);
+            logFrom = std::stoll(from, &used);
+            if (used != from.size())
+            {
+                throw std::invalid_argument("format");
+            }
+            logTo = std::stoll(to, &used);
+            if (used != to.size())
+            {
+                throw std::invalid_argument("format");
+            }
+        }
+        catch (const std::exception&)
+        {
+            Fail("--log=" + logSpec +
+                 ": expected COMPONENT[,COMPONENT...]@FROM_NS-TO_NS, e.g. "
+                 "TcpSocketBase,TcpTxBuffer@3893900000-3893950000");
+        }
+        if (logFrom < 0 || logTo <= logFrom)
+        {
+            Fail("--log=" + logSpec + ": the window must satisfy 0 <= FROM_NS < TO_NS");
+        }
+        std::stringstream names(logSpec.substr(0, at));
+        std::string name;
+        while (std::getline(names, name, ','))
+        {
+            if (!LogComponent::GetComponentList()->count(name))
+            {
+                Fail("--log=" + logSpec + ": '" + name +
+                     "' is not an ns-3 log component (e.g. TcpSocketBase, TcpTxBuffer, TcpBbr)");
+            }
+            g_logComponents.push_back(name);
+        }
+        if (g_logComponents.empty())
+        {
+            Fail("--log=" + logSpec + ": no log component named before '@'");
+        }
+    }
     std::ofstream cwndTraceFile;
     if (!cwndTrace.empty())
     {
@@ -717,6 +796,11 @@ main(int argc, char* argv[])
     if (txBufferAt >= 0)
     {
         Simulator::Schedule(NanoSeconds(txBufferAt), &DumpTxBuffer);
+    }
+    if (logFrom >= 0)
+    {
+        Simulator::Schedule(NanoSeconds(logFrom), &SetLogs, true);
+        Simulator::Schedule(NanoSeconds(logTo), &SetLogs, false);
     }
     auto wall0 = std::chrono::steady_clock::now();
     Simulator::Stop(duration);

@@ -100,6 +100,10 @@ pub struct TcpSender {
     skb_room: u64,
     syn_tries: Option<u32>,
     next_send_time: Time,
+    /// ns3 profile: when the pacing timer last ran its action. ns-3's pacing timer event for
+    /// `next_send_time` runs after the ACK arrivals of that instant (they were scheduled first),
+    /// so until it has run a forced send at that instant finds the timer still running.
+    pace_ran_at: Time,
     active: bool,
     /// Transmissions that left more in the pipe than cwnd allows (other than the one RFC 6675
     /// 4.3 sends regardless); an invariant checks it stays 0.
@@ -206,6 +210,7 @@ impl TcpSender {
             skb_room: 0,
             syn_tries: None,
             next_send_time: Time::ZERO,
+            pace_ran_at: Time::MAX,
             active: false,
             over_cwnd_sends: 0,
             undo: Undo::default(),
@@ -622,6 +627,9 @@ impl TcpSender {
                     }
                 }
                 _ => {
+                    if kind == TimerKind::Pace {
+                        self.pace_ran_at = ctx.now;
+                    }
                     self.try_send(ctx);
                     self.record_window(ctx);
                 }

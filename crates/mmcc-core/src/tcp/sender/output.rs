@@ -281,7 +281,7 @@ impl TcpSender {
         if !forced && self.pipe() > self.cc.cwnd {
             self.over_cwnd_sends += 1;
         }
-        self.emit(seq, len, false, ctx);
+        self.emit(seq, len, false, forced, ctx);
     }
 
     /// Retransmit segment `id`; `forced`: RFC 6675 (4.3), sent whatever cwnd says.
@@ -295,10 +295,12 @@ impl TcpSender {
         if !forced && self.pipe() > self.cc.cwnd {
             self.over_cwnd_sends += 1;
         }
-        self.emit(seq, len, true, ctx);
+        self.emit(seq, len, true, forced, ctx);
     }
 
-    fn emit(&mut self, seq: u64, len: u32, retx: bool, ctx: &mut Ctx) {
+    /// Put a segment on the wire. `forced`: sent outside cwnd and pacing (RFC 6675 4.3, ns-3's
+    /// `DoRetransmit`).
+    fn emit(&mut self, seq: u64, len: u32, retx: bool, forced: bool, ctx: &mut Ctx) {
         let mut pkt = Packet::data(self.flow, self.node, self.peer, seq, len, ctx.now, retx);
         pkt.opt = self.opt_bytes;
         pkt.ts_ms = self.ts_recent_ms;
@@ -317,9 +319,14 @@ impl TcpSender {
             // Linux adds every packet's time to the departure clock (tcp_wstamp_ns =
             // max(tcp_wstamp_ns, now) + len / rate); ns-3's `SendDataPacket` starts the pacing
             // timer only if it has expired, so a retransmission that goes out while it runs
-            // (`DoRetransmit` in recovery) does not delay the next packet.
+            // (`DoRetransmit` in recovery) does not delay the next packet. That includes the
+            // instant the timer is due: its event runs after the ACK being processed
+            // (`Timer::IsExpired` is false for an event of this instant not yet run), then
+            // sends the next segment as usual.
+            let timer_running = ctx.now < self.next_send_time
+                || (forced && ctx.now == self.next_send_time && self.pace_ran_at != ctx.now);
             self.next_send_time = match self.cfg.profile {
-                Profile::Ns3 if ctx.now < self.next_send_time => self.next_send_time,
+                Profile::Ns3 if timer_running => self.next_send_time,
                 _ => self.next_send_time.max(ctx.now) + gap,
             };
         }

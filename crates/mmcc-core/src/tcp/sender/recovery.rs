@@ -434,6 +434,13 @@ impl TcpSender {
         }
         if partial && !self.sb.head().is_some_and(|h| h.rtx_inflight) {
             self.ns3_do_retransmit(ctx);
+            // The partial ACK ends in NewAck, whose NotifySend has the application fill the room
+            // the ACK freed; TcpSocketBase::Send asks AvailableWindow(), so BytesInFlight()
+            // re-reads m_bytesInFlight, now with DoRetransmit's segment (what TcpBbr's
+            // ModulateCwndForRecovery then reads).
+            if self.active && !self.app_stopped && self.app.wants_more() {
+                self.ns3_flight = self.pipe();
+            }
         }
     }
 

@@ -204,7 +204,10 @@ def test_ns3_profile_reproduces_ns3s_own_cwnd_trace(name):
     1e-3, seed 3: mmcc sent it at its next pacing slot, and from 1.68 s the run went another way,
     +16.5 %), and a partial ACK's DoRetransmit at the very instant the pacing timer is due, which
     leaves the timer running, so its event sends one more segment at once (the same run: mmcc
-    sent one segment less at 3.8939 s; pinned over the whole 5 s, 92,950 changes)."""
+    sent one segment less at 3.8939 s; pinned over the whole 5 s, 92,950 changes), after which the
+    partial ACK's NewAck re-reads the flight, with DoRetransmit's segment, for BBR's recovery
+    cwnd (seed 5: mmcc's cwnd stayed one segment lower at 2.8525 s and the run collapsed, -44 %;
+    pinned over 5 s, 123,074 changes)."""
     from mmcc.experiments.validate_ns3 import Case, scenario
     from mmcc.results import run
     from mmcc.scenario import Scenario

@@ -146,9 +146,9 @@ run."""
     assert len(dump) == 1 and " in_flight " in dump[0], p.stderr[-500:]
     caps = sorted(tmp_path.glob("cap-link*.pcap"))
     assert len(caps) == 2 * len(cfg["links"])
-    for c in caps:  # pcap magic, link type PPP
+    for c in caps:  # pcap magic of nanosecond timestamps, link type PPP
         magic, *_, linktype = struct.unpack("<IHHiIII", c.read_bytes()[:24])
-        assert (magic, linktype) == (0xA1B2C3D4, 9)
+        assert (magic, linktype) == (0xA1B23C4D, 9)
     bad = subprocess.run([str(runner), f"--config={tmp_path / 'case.json'}", f"--out={tmp_path / 'out2'}",
                           f"--cwnd-trace={tmp_path / 'nope' / 'cwnd.txt'}"], capture_output=True, text=True)
     assert bad.returncode == 2 and f"cannot write {tmp_path / 'nope' / 'cwnd.txt'}" in bad.stderr

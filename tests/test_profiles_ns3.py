@@ -207,7 +207,10 @@ def test_ns3_profile_reproduces_ns3s_own_cwnd_trace(name):
     sent one segment less at 3.8939 s; pinned over the whole 5 s, 92,950 changes), after which the
     partial ACK's NewAck re-reads the flight, with DoRetransmit's segment, for BBR's recovery
     cwnd (seed 5: mmcc's cwnd stayed one segment lower at 2.8525 s and the run collapsed, -44 %;
-    pinned over 5 s, 123,074 changes)."""
+    pinned over 5 s, 123,074 changes); and the order of a forwarded packet and the end of a
+    transmission at the same instant at the bottleneck queue, the packet first (D-TCP at 1 Gb/s,
+    lossless, ns-3's first 0.56 s; BIC on the square wave, its first 2.2 s: both had one PRR value
+    one segment apart, from one pair of back-to-back packets admitted the other way round)."""
     from mmcc.experiments.validate_ns3 import Case, scenario
     from mmcc.results import run
     from mmcc.scenario import Scenario

@@ -566,6 +566,8 @@ main(int argc, char* argv[])
                  "(ns-3's log lines on stderr, prefixed with the simulated time; a diagnostic)",
                  logSpec);
     cmd.Parse(argc, argv);
+    // pcap timestamps in ns (mmcc's captures are too), so ties of one instant keep their order
+    Config::SetDefault("ns3::PcapFileWrapper::NanosecMode", BooleanValue(true));
     int64_t logFrom = -1;
     int64_t logTo = -1;
     if (!logSpec.empty())
@@ -711,7 +713,7 @@ main(int argc, char* argv[])
         NetDeviceContainer devs = p2p.Install(nodes.Get(a), nodes.Get(b));
         if (!pcapPrefix.empty())
         {
-            // ns-3's point-to-point pcap: each device's transmissions and receptions
+            // ns-3's point-to-point pcap: each device's transmissions and receptions (ns times)
             p2p.EnablePcap(pcapPrefix + "-link" + std::to_string(i), devs);
         }
         std::ostringstream net;

@@ -128,6 +128,12 @@ pub struct Wakes {
     /// (`PointToPointChannel::TransmitStart`); a queued packet's arrival is ordered when it is
     /// scheduled. 0: none (the scheduler never reserves 0).
     pub stamp: u64,
+    /// In: a forwarded packet offered at an instant where a transmission of this channel ends
+    /// is offered before that transmission's dequeue, as in ns-3 when the packet's reception was
+    /// scheduled first (`PointToPointChannel::TransmitStart` schedules it one serialization and
+    /// one propagation delay ahead, `PointToPointNetDevice` the end of a transmission one
+    /// serialization ahead): the packet starting then still counts as queued.
+    pub arrives_first: bool,
     /// Schedule the arrival of the propagation FIFO's head at this time.
     pub arrival: Option<Time>,
     /// The position reserved for that arrival; 0: none.
@@ -330,6 +336,17 @@ impl Channel {
     }
 
     /// The packet handed off by the last call (cut-through), with its arrival time.
+    /// How long before its arrival at the far end ns-3 schedules a packet's reception:
+    /// serialization (at the current rate) plus propagation.
+    pub fn reception_lead(&self, pkt: &Packet) -> Dur {
+        self.serialization(pkt) + self.delay
+    }
+
+    /// Serialization time of `pkt` at the current rate, to the nearest ns.
+    pub fn serialization(&self, pkt: &Packet) -> Dur {
+        self.cur_rate.tx_time_nearest((pkt.wire_bytes() + self.framing) as u64)
+    }
+
     pub fn take_handoff(&mut self) -> Option<(Time, Packet)> {
         self.handoff_out.take()
     }
@@ -348,6 +365,12 @@ impl Channel {
 
     /// Bytes waiting in the queue (not yet being transmitted) at `now`.
     pub fn queued_bytes(&mut self, now: Time) -> u64 {
+        self.queued_bytes_at(now, false)
+    }
+
+    /// Bytes waiting at `now`; `keep_starting`: a packet whose transmission starts at `now`
+    /// still counts (the offer comes before that dequeue).
+    fn queued_bytes_at(&mut self, now: Time, keep_starting: bool) -> u64 {
         match &mut self.disc {
             Discipline::DropTail {
                 waiting,
@@ -355,7 +378,7 @@ impl Channel {
                 ..
             } => {
                 while let Some(&(start, sz)) = waiting.front() {
-                    if start > now {
+                    if start > now || (keep_starting && start == now) {
                         break;
                     }
                     waiting.pop_front();
@@ -388,7 +411,7 @@ impl Channel {
         if self.is_down(now) {
             return Err(DropCause::LinkDown);
         }
-        let queued = self.queued_bytes(now);
+        let queued = self.queued_bytes_at(now, wakes.arrives_first);
         match &mut self.disc {
             Discipline::DropTail {
                 limits,

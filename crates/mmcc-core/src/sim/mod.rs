@@ -476,7 +476,22 @@ impl Simulation {
     /// Put a packet leaving `node` into the next channel of its route. Channels always take
     /// time (serialization), so this never re-enters an endpoint: no recursion, no staging queue.
     #[inline]
+    /// At an instant where `next` ends a transmission, does a packet arriving from wired `from`
+    /// come first? In ns-3 the reception was scheduled when its transmission on `from` started,
+    /// the end of `next`'s transmission when that one started: the earlier scheduled runs first
+    /// (the in-service packet taken as this one's size).
+    fn arrives_first(&self, from: u32, next: u32, pkt: &Packet) -> bool {
+        (from as usize) < self.chans.len()
+            && self.chans[from as usize].reception_lead(pkt) > self.chans[next as usize].serialization(pkt)
+    }
+
     fn send_from(&mut self, node: NodeId, pkt: &Packet) {
+        self.forward(node, pkt, None);
+    }
+
+    /// Offer `pkt` at `node` to the channel towards its destination; `from`: the channel it
+    /// arrived on (a forwarded packet).
+    fn forward(&mut self, node: NodeId, pkt: &Packet, from: Option<u32>) {
         let chan = self.route[node as usize][pkt.dst as usize].expect("routes checked at set-up");
         let now = self.sched.now();
         if chan as usize >= self.chans.len() {
@@ -489,7 +504,8 @@ impl Simulation {
             }
             return;
         }
-        let mut w = Wakes { stamp: self.sched.reserve(), ..Wakes::default() };
+        let arrives_first = from.is_some_and(|f| self.arrives_first(f, chan, pkt));
+        let mut w = Wakes { stamp: self.sched.reserve(), arrives_first, ..Wakes::default() };
         let r = self.chans[chan as usize].enqueue(pkt, now, &mut w);
         if let Err(cause) = r {
             self.count_drop(chan, pkt, cause);
@@ -556,7 +572,7 @@ impl Simulation {
                 if p.dst == to {
                     self.at_endpoint(p);
                 } else {
-                    self.send_from(to, p);
+                    self.forward(to, p, Some(chan));
                 }
             }
             Verdict::Drop(cause) => self.count_drop(chan, p, cause),
@@ -606,7 +622,8 @@ impl Simulation {
             Verdict::Drop(cause) => self.count_drop(chan, &pkt, cause),
             Verdict::Deliver => {
                 let next = self.handoff_to[chan as usize].expect("planned handoff");
-                let mut w = Wakes { stamp: self.sched.reserve(), ..Wakes::default() };
+                let arrives_first = self.arrives_first(chan, next, &pkt);
+                let mut w = Wakes { stamp: self.sched.reserve(), arrives_first, ..Wakes::default() };
                 if let Err(cause) = self.chans[next as usize].enqueue(&pkt, at, &mut w) {
                     self.count_drop(next, &pkt, cause);
                 }

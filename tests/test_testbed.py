@@ -177,15 +177,17 @@ def test_the_emulator_matches_its_configuration():
     assert all(r["ok"] for r in rows), format_checks(rows)
 
 
-def _start_testbed(tmp_path: Path, duration: str) -> subprocess.Popen:
+def _start_testbed(tmp_path: Path, duration: str, sigint_ignored: bool = False) -> subprocess.Popen:
     """`mmcc testbed` (RTTV over 20 Mb/s) in a child process, once its namespaces and its
-    registration exist and the transfer has run for a second."""
+    registration exist and the transfer has run for a second. `sigint_ignored`: start it with
+    SIGINT ignored, as a shell starts a background job."""
     sc = tmp_path / "s.toml"
     sc.write_text(f"""name = "kill"\nduration = "{duration}"\nnodes = ["a", "b"]\n
 [[links]]\nbetween = ["a", "b"]\nrate = "20Mbps"\ndelay = "5ms"\n
 [[flows]]\nfrom = "a"\nto = "b"\ncca = "rttv"\n""")
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
     p = subprocess.Popen([sys.executable, "-m", "mmcc.cli", "testbed", str(sc), "--out", str(tmp_path / "o")],
-                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ignore)
     for _ in range(200):
         if len(_our_namespaces(p.pid)) == 2 and "mmcc_rttv" in bpf.available():
             time.sleep(1.0)
@@ -200,9 +202,12 @@ def _children_of(pid: int) -> list[int]:
 
 
 @needs_kernel
-def test_ctrl_c_cleans_up_everything(tmp_path):
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_ctrl_c_cleans_up_everything(tmp_path, inherited):
+    """SIGINT ends the run and cleans up, also when the testbed was started with SIGINT ignored
+    (a background job of a shell script: Python then leaves it ignored unless told otherwise)."""
     before = set(bpf.registered())
-    p = _start_testbed(tmp_path, "60s")
+    p = _start_testbed(tmp_path, "60s", sigint_ignored=inherited == "ignored")
     p.send_signal(signal.SIGINT)
     try:
         _, err = p.communicate(timeout=60)

@@ -597,11 +597,14 @@ def build_tables(sc, p: Plan, kernel: list[str], sent: list[dict], got: list[dic
 
 
 def install_signal_handlers() -> None:
-    """SIGTERM and SIGHUP end the run like Ctrl-C, so the cleanup runs. SIGUSR1 writes every
-    thread's stack to stderr and lets the run go on (where a run that does not end waits)."""
+    """SIGTERM and SIGHUP end the run like Ctrl-C, so the cleanup runs. SIGINT does so even when
+    the process inherited it ignored (a shell starts background jobs that way, and Python then
+    leaves it ignored). SIGUSR1 writes every thread's stack to stderr and lets the run go on
+    (where a run that does not end waits)."""
     def _raise(*_):
         raise KeyboardInterrupt
 
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _raise)
     signal.signal(signal.SIGHUP, _raise)
     faulthandler.register(signal.SIGUSR1, all_threads=True)

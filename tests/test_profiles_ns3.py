@@ -265,7 +265,9 @@ def test_every_stored_ns3_run_is_reproduced_to_the_byte(name, tmp_path):
     CA_LOSS acknowledges nothing above the recovery point (BIC on the square wave: ns-3's window
     back to two segments 222 ms sooner after its timeout, -2.1 % before; `mmcc-ns3-runner
     --cwnd-trace` shows ns-3's first 2.2 s, 14,777 changes, equal to mmcc's but for one PRR value
-    at 0.898 s, where one drop decision between two adjacent packets of a burst differs)."""
+    at 0.898 s, one of two adjacent packets of a burst admitted the other way round; the same
+    2.2 s are now identical, that value included, since the queue orders an arrival before a
+    dequeue of the same instant as ns-3 does)."""
     from mmcc.experiments.validate_ns3 import Case, _run_mmcc
 
     ref = json.loads((STORE / f"{name}-ns3.json").read_text())

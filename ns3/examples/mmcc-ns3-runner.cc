@@ -159,6 +159,22 @@ DumpTxBuffer()
               << *tx << "\n";
 }
 
+/// A whole decimal integer (nothing else in `text`), into `*out`.
+bool
+ParseWholeInt(const std::string& text, int64_t* out)
+{
+    try
+    {
+        size_t used = 0;
+        *out = std::stoll(text, &used);
+        return used == text.size();
+    }
+    catch (const std::exception&)
+    {
+        return false;
+    }
+}
+
 /// `--log`: ns-3's own log components, switched on for a window of simulated time (a
 /// diagnostic: the reference's decisions, e.g. which call sent a segment, at one instant).
 std::vector<std::string> g_logComponents;
@@ -574,27 +590,9 @@ main(int argc, char* argv[])
     {
         const auto at = logSpec.find('@');
         const auto dash = at == std::string::npos ? at : logSpec.find('-', at);
-        try
-        {
-            if (dash == std::string::npos)
-            {
-                throw std::invalid_argument("format");
-            }
-            size_t used = 0;
-            const std::string from = logSpec.substr(at + 1, dash - at - 1);
-            const std::string to = logSpec.substr(dash + 1);
-            logFrom = std::stoll(from, &used);
-            if (used != from.size())
-            {
-                throw std::invalid_argument("format");
-            }
-            logTo = std::stoll(to, &used);
-            if (used != to.size())
-            {
-                throw std::invalid_argument("format");
-            }
-        }
-        catch (const std::exception&)
+        if (dash == std::string::npos ||
+            !ParseWholeInt(logSpec.substr(at + 1, dash - at - 1), &logFrom) ||
+            !ParseWholeInt(logSpec.substr(dash + 1), &logTo))
         {
             Fail("--log=" + logSpec +
                  ": expected COMPONENT[,COMPONENT...]@FROM_NS-TO_NS, e.g. "

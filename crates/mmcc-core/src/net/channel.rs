@@ -335,7 +335,6 @@ impl Channel {
         self.delayed_out.take()
     }
 
-    /// The packet handed off by the last call (cut-through), with its arrival time.
     /// How long before its arrival at the far end ns-3 schedules a packet's reception:
     /// serialization (at the current rate) plus propagation.
     pub fn reception_lead(&self, pkt: &Packet) -> Dur {
@@ -347,6 +346,7 @@ impl Channel {
         self.cur_rate.tx_time_nearest((pkt.wire_bytes() + self.framing) as u64)
     }
 
+    /// The packet handed off by the last call (cut-through), with its arrival time.
     pub fn take_handoff(&mut self) -> Option<(Time, Packet)> {
         self.handoff_out.take()
     }

@@ -473,9 +473,6 @@ impl Simulation {
         self.timer_reqs = timers;
     }
 
-    /// Put a packet leaving `node` into the next channel of its route. Channels always take
-    /// time (serialization), so this never re-enters an endpoint: no recursion, no staging queue.
-    #[inline]
     /// At an instant where `next` ends a transmission, does a packet arriving from wired `from`
     /// come first? In ns-3 the reception was scheduled when its transmission on `from` started,
     /// the end of `next`'s transmission when that one started: the earlier scheduled runs first
@@ -485,12 +482,16 @@ impl Simulation {
             && self.chans[from as usize].reception_lead(pkt) > self.chans[next as usize].serialization(pkt)
     }
 
+    /// Put a packet leaving `node` into the next channel of its route. Channels always take
+    /// time (serialization), so this never re-enters an endpoint: no recursion, no staging queue.
+    #[inline]
     fn send_from(&mut self, node: NodeId, pkt: &Packet) {
         self.forward(node, pkt, None);
     }
 
-    /// Offer `pkt` at `node` to the channel towards its destination; `from`: the channel it
-    /// arrived on (a forwarded packet).
+    /// `send_from` for a packet that arrived at `node` on channel `from` (forwarded), which
+    /// decides its order against a transmission of the next channel ending at this instant.
+    #[inline]
     fn forward(&mut self, node: NodeId, pkt: &Packet, from: Option<u32>) {
         let chan = self.route[node as usize][pkt.dst as usize].expect("routes checked at set-up");
         let now = self.sched.now();

@@ -323,10 +323,13 @@ impl TcpSender {
             // instant the timer is due: its event runs after the ACK being processed
             // (`Timer::IsExpired` is false for an event of this instant not yet run), then
             // sends the next segment as usual.
-            let timer_running = ctx.now < self.next_send_time
-                || (forced && ctx.now == self.next_send_time && self.pace_ran_at != ctx.now);
             self.next_send_time = match self.cfg.profile {
-                Profile::Ns3 if timer_running => self.next_send_time,
+                Profile::Ns3
+                    if ctx.now < self.next_send_time
+                        || (forced && ctx.now == self.next_send_time && self.pace_ran_at != ctx.now) =>
+                {
+                    self.next_send_time
+                }
                 _ => self.next_send_time.max(ctx.now) + gap,
             };
         }

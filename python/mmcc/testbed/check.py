@@ -1,8 +1,12 @@
 """`mmcc testbed --check`: prove the link emulator before trusting it.
 
 Four measurements over a link of RATE and one-way DELAY, each against its configuration:
-1. round-trip time of 64-byte UDP probes (50, every 20 ms): the median within 5 % of
-   2 x delay plus the probes' serialization;
+1. round-trip time of 64-byte UDP probes (50, every 20 ms), timed by the kernel's receive
+   timestamps less the reflector's turnaround (so the two Python endpoints' wake-ups are not
+   counted): the median within 5 % of 2 x delay plus the probes' serialization, plus the host's
+   timer lateness that the emulator measured itself (its mean delay in writing a packet after
+   its due time, both directions), which must stay under 1 ms -- a host that wakes the emulator
+   later than that cannot emulate the path;
 2. UDP at half the capacity for 2 s: every datagram arrives, at the rate sent (within 3 %);
 3. UDP at a fifth of the capacity with per-packet loss LOSS: the measured loss within 3 standard
    deviations of the binomial (and equal to the emulator's own count of the drops);
@@ -46,6 +50,15 @@ def _result(name: str, measured: float, expected: float, lo: float, hi: float, u
             "ok": lo <= measured <= hi}
 
 
+def _mean_lateness_ms(stats: dict | None) -> float:
+    """The emulator's own mean write lateness (how long after a packet's due time the host let it
+    write the packet), summed over the two directions: what the host's timers add to a round trip."""
+    late = (stats or {}).get("write_lateness", {})
+    if not all(d in late for d in ("forward", "reverse")):
+        raise TestbedError("the emulator wrote no write-lateness statistics")
+    return sum(late[d]["mean_ns"] for d in ("forward", "reverse")) / 1e6
+
+
 def _udp_transfer(h: Hosts, port: int, rate_bps: float, duration_ms: int, delay_ms: float) -> tuple[dict, dict]:
     """Paced 1400-byte datagrams from a to b; returns (what was sent, what arrived)."""
     sink = h.spawn(h.ns_b, ["udp-sink", "--port", str(port)])
@@ -78,9 +91,14 @@ def check_emulator(rate_mbps: float = 50.0, delay_ms: float = 10.0, loss: float 
             r = _read_json(ping, "UDP ping", 20)
             echo.stdin.write("stop\n")
             echo.stdin.flush()
-            rtt = statistics.median(r["rtt_ns"]) / 1e6 if r["rtt_ns"] else math.nan
-            expect = 2 * delay_ms + 2 * (64 + 28) * 8 / rate * 1e3
-            out.append(_result("rtt_median", rtt, expect, 0.95 * expect, 1.05 * expect, "ms"))
+        rtt = statistics.median(r["rtt_ns"]) / 1e6 if r["rtt_ns"] else math.nan
+        nominal = 2 * delay_ms + 2 * (64 + 28) * 8 / rate * 1e3
+        late_ms = _mean_lateness_ms(h.stats)
+        out.append(_result("rtt_median", rtt, nominal + late_ms, 0.95 * nominal + late_ms, 1.05 * nominal + late_ms,
+                           "ms"))
+        out.append(_result("emulator_write_lateness", late_ms, 0.0, 0.0, 1.0, "ms"))
+        with Hosts(_plan(rate, delay, 0.0, seed), Path(tmp)) as h:
+            h.start_clock()
             # 2. UDP below capacity: nothing lost, the rate kept
             s, k = _udp_transfer(h, PORT + 1, rate / 2, 2000, delay_ms)
             out.append(_result("udp_half_rate_delivered", k["packets"] / max(s["sent"], 1), 1.0, 1.0, 1.0, "fraction"))

@@ -216,9 +216,31 @@ def send(a) -> dict:
             "samples": samples}
 
 
+# Round-trip probes measure the path, not the two Python processes at its ends (as TWAMP does,
+# RFC 5357 section 4.2.1): each end reads the kernel's receive timestamp of a datagram
+# (SO_TIMESTAMPNS, CLOCK_REALTIME) rather than the time it woke up, and the reflector writes its
+# turnaround (receive timestamp to the moment it sends the echo) into the echo, which the pinger
+# subtracts. Probe layout: u32 sequence, u64 send time (CLOCK_REALTIME ns), u64 turnaround ns.
+PROBE = struct.Struct("=IQQ")
+SO_TIMESTAMPNS = 35  # include/uapi/asm-generic/socket.h (SO_TIMESTAMPNS_OLD); not in Python's socket module
+TIMESTAMP_CMSG = socket.CMSG_SPACE(16)  # struct timespec
+
+
+def _recv_stamped(s: socket.socket) -> tuple[bytes, tuple, int]:
+    """One datagram, its sender and the kernel's receive time (CLOCK_REALTIME ns)."""
+    data, anc, _, peer = s.recvmsg(65536, TIMESTAMP_CMSG)
+    for level, kind, raw in anc:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+            sec, nsec = struct.unpack("=qq", raw[:16])
+            return data, peer, sec * 1_000_000_000 + nsec
+    return data, peer, time.time_ns()  # no timestamp delivered: the time we read it
+
+
 def udp_echo(a) -> dict:
-    """Echo every datagram back to its sender until `stop` / end of input."""
+    """Echo every datagram back to its sender until `stop` / end of input, with the turnaround
+    (kernel receive time to send) in the probe's third field."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     s.bind(("0.0.0.0", a.port))
     print("ready", flush=True)
     n = 0
@@ -227,19 +249,23 @@ def udp_echo(a) -> dict:
         if sys.stdin in ready and sys.stdin.readline().strip() in ("stop", ""):
             return {"echoed": n}
         if s in ready:
-            data, peer = s.recvfrom(65536)
+            data, peer, t_rx = _recv_stamped(s)
+            if len(data) >= PROBE.size:
+                seq, t_sent, _ = PROBE.unpack_from(data)
+                data = PROBE.pack(seq, t_sent, time.time_ns() - t_rx) + data[PROBE.size:]
             s.sendto(data, peer)
             n += 1
 
 
 def udp_ping(a) -> dict:
-    """`count` probes of `size` bytes every `interval_ms`; the round-trip time of each echo."""
+    """`count` probes of `size` bytes every `interval_ms`; the round-trip time of each echo: its
+    kernel receive time - the probe's send time - the reflector's turnaround."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     s.connect((a.to, a.port))
     s.setblocking(False)
     rtts: dict[int, int] = {}
-    sent_at: dict[int, int] = {}
-    pad = b"\0" * max(0, a.size - 12)
+    pad = b"\0" * max(0, a.size - PROBE.size)
     step = a.interval_ms * 1_000_000
     t_next = time.monotonic_ns()
     end = t_next + a.count * step + 1_000_000_000
@@ -247,18 +273,17 @@ def udp_ping(a) -> dict:
     while time.monotonic_ns() < end and len(rtts) < a.count:
         now = time.monotonic_ns()
         if k < a.count and now >= t_next:
-            sent_at[k] = now
-            s.send(struct.pack("=IQ", k, now) + pad)
+            s.send(PROBE.pack(k, time.time_ns(), 0) + pad)
             k += 1
             t_next += step
         ready, _, _ = select.select([s], [], [], max(0.0, min(t_next, end) - now) / 1e9)
         while ready:
             try:
-                data = s.recv(65536)
+                data, _, t_rx = _recv_stamped(s)
             except BlockingIOError:
                 break
-            seq, t_sent = struct.unpack_from("=IQ", data)
-            rtts[seq] = time.monotonic_ns() - t_sent
+            seq, t_sent, turnaround = PROBE.unpack_from(data)
+            rtts[seq] = t_rx - t_sent - turnaround
     return {"sent": k, "rtt_ns": [rtts[i] for i in sorted(rtts)]}
 
 

@@ -60,6 +60,17 @@ def test_plan_refuses_what_it_cannot_emulate_with_the_way_out():
         plan(Scenario.from_dict(finite).config)
 
 
+def test_the_rtt_check_adds_the_emulators_own_lateness_of_both_directions():
+    from mmcc.testbed.check import _mean_lateness_ms
+    from mmcc.testbed.run import TestbedError
+
+    stats = {"write_lateness": {"forward": {"mean_ns": 250_000}, "reverse": {"mean_ns": 80_000}}}
+    assert _mean_lateness_ms(stats) == pytest.approx(0.33)
+    for bad in (None, {}, {"write_lateness": {"forward": {"mean_ns": 1}}}):
+        with pytest.raises(TestbedError, match="no write-lateness statistics"):
+            _mean_lateness_ms(bad)
+
+
 def test_kernel_names():
     assert kernel_cca("newreno") == "reno" and kernel_cca("rttv") == "mmcc_rttv"
     assert kernel_cca("mmcc_dtcp") == "mmcc_dtcp"

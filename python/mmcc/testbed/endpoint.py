@@ -252,7 +252,7 @@ def udp_echo(a) -> dict:
             data, peer, t_rx = _recv_stamped(s)
             if len(data) >= PROBE.size:
                 seq, t_sent, _ = PROBE.unpack_from(data)
-                data = PROBE.pack(seq, t_sent, time.time_ns() - t_rx) + data[PROBE.size:]
+                data = PROBE.pack(seq, t_sent, max(0, time.time_ns() - t_rx)) + data[PROBE.size:]  # 0 if the clock stepped back
             s.sendto(data, peer)
             n += 1
 

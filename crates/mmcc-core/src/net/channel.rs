@@ -368,6 +368,17 @@ impl Channel {
         self.queued_bytes_at(now, false)
     }
 
+    /// Does a queued packet's transmission start at `now`? Only then can an offer's order against
+    /// that dequeue (`Wakes::arrives_first`) change what the offer finds queued, so the caller
+    /// works that order out only then.
+    pub fn dequeues_at(&mut self, now: Time) -> bool {
+        self.queued_bytes_at(now, true); // what started before `now` has left the queue
+        match &self.disc {
+            Discipline::DropTail { waiting, .. } => waiting.front().is_some_and(|&(start, _)| start == now),
+            Discipline::CoDel { .. } => false,
+        }
+    }
+
     /// Bytes waiting at `now`; `keep_starting`: a packet whose transmission starts at `now`
     /// still counts (the offer comes before that dequeue).
     fn queued_bytes_at(&mut self, now: Time, keep_starting: bool) -> u64 {

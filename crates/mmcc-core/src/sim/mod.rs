@@ -505,7 +505,8 @@ impl Simulation {
             }
             return;
         }
-        let arrives_first = from.is_some_and(|f| self.arrives_first(f, chan, pkt));
+        let arrives_first =
+            from.is_some_and(|f| self.chans[chan as usize].dequeues_at(now) && self.arrives_first(f, chan, pkt));
         let mut w = Wakes { stamp: self.sched.reserve(), arrives_first, ..Wakes::default() };
         let r = self.chans[chan as usize].enqueue(pkt, now, &mut w);
         if let Err(cause) = r {
@@ -623,7 +624,7 @@ impl Simulation {
             Verdict::Drop(cause) => self.count_drop(chan, &pkt, cause),
             Verdict::Deliver => {
                 let next = self.handoff_to[chan as usize].expect("planned handoff");
-                let arrives_first = self.arrives_first(chan, next, &pkt);
+                let arrives_first = self.chans[next as usize].dequeues_at(at) && self.arrives_first(chan, next, &pkt);
                 let mut w = Wakes { stamp: self.sched.reserve(), arrives_first, ..Wakes::default() };
                 if let Err(cause) = self.chans[next as usize].enqueue(&pkt, at, &mut w) {
                     self.count_drop(next, &pkt, cause);

@@ -20,8 +20,8 @@
  * - TCP: every TcpSocket / TcpSocketBase attribute from the flow's resolved TCP settings, the
  *   flow's algorithm as its own TcpL4Protocol SocketType at socket creation, PRR recovery, pacing
  *   when the settings (or BBR, which needs it) ask for it;
- * - applications: a bulk sender that keeps the send buffer full (or sends a byte budget), and a
- *   PacketSink at the receiver.
+ * - applications: a bulk sender that keeps the send buffer full (or sends a byte budget), and
+ *   ns-3's PacketSink at the receiver, reading in 64 KiB chunks (ChunkedSink, below).
  */
 #include "../model/mmcc-stream-error-model.h"
 
@@ -357,6 +357,68 @@ OnRx(size_t flow, Ptr<const Packet> p, const Address&)
     s.rxBytes[i] += p->GetSize();
     s.totalRx += p->GetSize();
 }
+
+/// The receiving application: ns-3's PacketSink (ns-3 3.37: listen, ShutdownSend, accept every
+/// connection, read whatever TCP delivers), except that it reads in chunks of at most
+/// `kReadChunk` bytes. PacketSink asks `TcpRxBuffer::Extract` for all in-order data at once, and
+/// Extract appends the buffered packets one by one into one `Packet`; an append that misses
+/// ns-3's zero-area fast path copies the whole accumulated buffer (`Buffer::AddAtEnd`), so when a
+/// retransmission fills a hole behind thousands of segments the read is quadratic in the window
+/// (most of the CPU of a 1 Gb/s run after a timeout: `perf` and `gdb` on a D-TCP run). Reading in
+/// chunks takes the same bytes out in the same event (`TcpSocketBase::Recv` does nothing but
+/// Extract), so what TCP does afterwards (buffer space, advertised window, ACKs) is unchanged.
+class ChunkedSink : public Application
+{
+  public:
+    static constexpr uint32_t kReadChunk = 65536;
+
+    void Setup(uint16_t port, size_t flow)
+    {
+        m_port = port;
+        m_flow = flow;
+    }
+
+  private:
+    void StartApplication() override
+    {
+        m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+        if (m_socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) == -1)
+        {
+            Fail("receiver of flow " + std::to_string(m_flow) + ": cannot bind port " +
+                 std::to_string(m_port));
+        }
+        m_socket->Listen();
+        m_socket->ShutdownSend();
+        m_socket->SetRecvCallback(MakeCallback(&ChunkedSink::Read, this));
+        m_socket->SetRecvPktInfo(true);
+        m_socket->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                    MakeCallback(&ChunkedSink::Accept, this));
+    }
+
+    void Accept(Ptr<Socket> s, const Address&)
+    {
+        s->SetRecvCallback(MakeCallback(&ChunkedSink::Read, this));
+        m_accepted.push_back(s);
+    }
+
+    void Read(Ptr<Socket> s)
+    {
+        Address from;
+        while (Ptr<Packet> p = s->RecvFrom(kReadChunk, 0, from))
+        {
+            if (p->GetSize() == 0)
+            {
+                break; // end of stream
+            }
+            OnRx(m_flow, p, from);
+        }
+    }
+
+    uint16_t m_port = 0;
+    size_t m_flow = 0;
+    Ptr<Socket> m_socket;
+    std::vector<Ptr<Socket>> m_accepted;
+};
 
 std::string
 LimitText(const json& q)
@@ -746,11 +808,10 @@ main(int argc, char* argv[])
         Time stop = f.contains("stop") && !f["stop"].is_null()
                         ? NanoSeconds(f["stop"].get<int64_t>())
                         : duration;
-        PacketSinkHelper sink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), port));
-        ApplicationContainer sinkApp = sink.Install(nodes.Get(dst));
-        sinkApp.Start(Seconds(0));
-        sinkApp.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnRx, i));
+        Ptr<ChunkedSink> sink = CreateObject<ChunkedSink>();
+        sink->Setup(port, i);
+        nodes.Get(dst)->AddApplication(sink);
+        sink->SetStartTime(Seconds(0));
         const json& app = f.value("app", json{{"type", "bulk"}});
         std::string appType = app.value("type", "bulk");
         if (appType != "bulk")

@@ -168,6 +168,36 @@ run."""
                               f"--log={spec}"], capture_output=True, text=True)
         assert bad.returncode == 2 and why in bad.stderr, (spec, bad.stderr)
 
+
+@needs_ns3
+def test_runner_series_has_each_bins_cwnd_to_the_byte(tmp_path):
+    """The runner's 100 ms table holds each bin's last window, whole: NewReno at 100 Mb/s for
+    1.5 s is in congestion avoidance above 2,000,000 bytes after 1 s, where a stream's default 6
+    significant digits wrote e.g. 2,003,555 as 2.00356e+06. Each bin's value is the last change
+    of `--cwnd-trace` inside that bin."""
+    import bisect
+    import csv
+    import json
+
+    from mmcc import ns3
+    from mmcc.scenario import Scenario
+
+    case = validate_ns3.Case("newreno", "100Mbps", 0.0, 1, 1.5)
+    cfg = ns3.export(Scenario.from_dict(validate_ns3.scenario(case, tmp_path), source=case.key).config)
+    (tmp_path / "case.json").write_text(json.dumps(cfg))
+    p = subprocess.run([str(ns3.build_runner()), f"--config={tmp_path / 'case.json'}", f"--out={tmp_path / 'out'}",
+                        f"--cwnd-trace={tmp_path / 'cwnd.txt'}"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-500:]
+    trace = [tuple(map(int, line.split())) for line in (tmp_path / "cwnd.txt").read_text().splitlines()]
+    times = [t for t, _ in trace]
+    rows = list(csv.DictReader((tmp_path / "out" / "series.csv").open()))
+    assert len(rows) == 15
+    for b, row in enumerate(rows):
+        last = bisect.bisect_left(times, (b + 1) * 100_000_000) - 1  # last change before the bin ends
+        assert row["cwnd_bytes"] == str(trace[last][1]), (b, row["cwnd_bytes"], trace[last])
+    assert int(rows[-1]["cwnd_bytes"]) > 2_000_000 and int(rows[-1]["cwnd_bytes"]) % 100 != 0
+
+
 def test_build_files_list_every_source_of_the_module():
     """The module builds three ways: `make -C ns3` (libns3-dev; it takes model/*.cc), the CMake
     tree of ns-3.36+ (CMakeLists.txt) and the waf tree of ns-3.35 and older (wscript, the version

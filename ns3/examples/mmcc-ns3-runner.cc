@@ -175,6 +175,13 @@ ParseWholeInt(const std::string& text, int64_t* out)
     }
 }
 
+/// A byte count kept as a double (NaN: not known yet) for a table: whole, or "nan".
+std::string
+WholeBytes(double v)
+{
+    return std::isnan(v) ? "nan" : std::to_string(static_cast<int64_t>(v));
+}
+
 /// `--log`: ns-3's own log components, switched on for a window of simulated time (a
 /// diagnostic: the reference's decisions, e.g. which call sent a segment, at one instant).
 std::vector<std::string> g_logComponents;
@@ -901,8 +908,10 @@ main(int argc, char* argv[])
             }
             double thr = s.rxBytes[b] * 8.0 / bin.GetSeconds() / 1e6;
             double rtt = s.rttN[b] > 0 ? s.rttSum[b] / s.rttN[b] : std::nan("");
-            so << i << "," << b * bin.GetSeconds() << "," << thr << "," << cw << "," << ss << ","
-               << rtt << "\n";
+            // cwnd and ssthresh are byte counts: written whole (the stream's 6 significant
+            // digits wrote a cwnd of 5,193,864 bytes as 5.19386e+06)
+            so << i << "," << b * bin.GetSeconds() << "," << thr << "," << WholeBytes(cw) << ","
+               << WholeBytes(ss) << "," << rtt << "\n";
         }
     }
     fo.close();

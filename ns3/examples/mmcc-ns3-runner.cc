@@ -99,6 +99,7 @@ struct FlowStats
     uint64_t totalRx = 0;
     uint32_t rtos = 0;
     uint32_t fastRetx = 0;
+    bool inLoss = false; // the socket's congestion state is CA_LOSS
     uint64_t txBytes = 0;
     uint64_t retxBytes = 0;
     uint32_t highSeq = 0;
@@ -281,8 +282,25 @@ class BulkSender : public Application
                     {
                         s.rtos++;
                     }
+                    s.inLoss = v == TcpSocketState::CA_LOSS;
                 },
                 f));
+        // A timeout while the socket is already in CA_LOSS leaves CongState as it is, so the
+        // trace above does not see it. Every data timeout of ns-3 3.37's ReTxTimeout doubles
+        // m_rto (RFC 6298 5.5, at most 60 s) before it sets CA_LOSS; the RTT-based updates
+        // (EstimateRtt, NewAck) set max(SRTT + 4 RTTVAR, MinRto) instead. So a doubling seen in
+        // CA_LOSS is one more timeout. Not seen: a timeout with m_rto already at 60 s (unchanged).
+        m_socket->TraceConnectWithoutContext("RTO",
+                                             MakeBoundCallback(
+                                                 +[](size_t fl, Time before, Time after) {
+                                                     FlowStats& s = g_stats[fl];
+                                                     if (s.inLoss && after != before &&
+                                                         after == Min(before + before, Seconds(60)))
+                                                     {
+                                                         s.rtos++;
+                                                     }
+                                                 },
+                                                 f));
         m_socket->TraceConnectWithoutContext(
             "Tx",
             MakeBoundCallback(

@@ -322,9 +322,9 @@ def write_report(out: Path, cases: list[Case]) -> dict:
              f"within +-10 %: {100 * frac10:.0f} %.", "",
              "diff: (mmcc - ns-3) / ns-3 of the mean goodput over seeds; se: the standard error of that difference "
              "from the seed-to-seed spread of the paired differences (both sides of a seed draw the same losses from "
-             "mmcc's stream), so a difference within about 2 se is not resolved by the seeds. RTOs: mmcc counts every "
-             "expiry of the retransmission timer, ns-3 (its CongState trace) each entry into CA_LOSS, so a timeout "
-             "repeated with back-off before the episode ends counts in mmcc only.", "",
+             "mmcc's stream), so a difference within about 2 se is not resolved by the seeds. RTOs: every expiry of the "
+             "retransmission timer on both sides (ns-3: each entry into CA_LOSS and each doubling of its RTO while "
+             "already in CA_LOSS; results of runner builds before 2026-11-27 count the entries only).", "",
              "| cca | rate | loss | seeds | mmcc Mb/s (sd) | ns-3 Mb/s (sd) | diff % | se % | +-5 % | RTOs mmcc / ns-3 | ns-3 / mmcc wall |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in sorted(rows, key=lambda r: (r["cca"], r["rate"], r["loss"])):

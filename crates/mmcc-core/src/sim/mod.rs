@@ -15,7 +15,7 @@ use crate::radio::RadioLink;
 use crate::record::pcap::PcapWriter;
 use crate::record::FlowRecorder;
 use crate::tcp::{Ctx, TcpReceiver, TcpSender, TimerKind};
-use crate::time::Time;
+use crate::time::{Dur, Time};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Events of the simulation. Ordering among simultaneous events: see [`crate::engine`].
@@ -103,6 +103,11 @@ pub struct Simulation {
     /// per flow: [data, ack]
     acct: Vec<[Accounting; 2]>,
     outbox: Vec<Packet>,
+    /// While an endpoint handles a packet that arrived on a wired channel: how long before now
+    /// that packet's reception was scheduled (its serialization and propagation on that
+    /// channel), which orders what the endpoint sends in reply against a transmission ending
+    /// now (`forward`). None for timers and radio arrivals.
+    trigger_lead: Option<Dur>,
     timer_reqs: Vec<(TimerKind, Time, u32)>,
     codel_dropped: Vec<Packet>,
     pcap: Option<(u32, PcapWriter)>,
@@ -223,6 +228,7 @@ impl Simulation {
             drop_memo: None,
             acct: vec![[Accounting::default(); 2]; nflows],
             outbox: Vec::with_capacity(64),
+            trigger_lead: None,
             timer_reqs: Vec::with_capacity(16),
             codel_dropped: Vec::new(),
             pcap,
@@ -467,19 +473,26 @@ impl Simulation {
             let a = &mut self.acct[flow as usize][k];
             a.emitted += 1;
             a.emitted_bytes += p.len as u64;
-            self.send_from(p.src, &p);
+            self.forward(p.src, &p, self.trigger_lead);
         }
         self.outbox = out;
         self.timer_reqs = timers;
     }
 
-    /// At an instant where `next` ends a transmission, does a packet arriving from wired `from`
-    /// come first? In ns-3 the reception was scheduled when its transmission on `from` started,
-    /// the end of `next`'s transmission when that one started: the earlier scheduled runs first
-    /// (the in-service packet taken as this one's size).
-    fn arrives_first(&self, from: u32, next: u32, pkt: &Packet) -> bool {
-        (from as usize) < self.chans.len()
-            && self.chans[from as usize].reception_lead(pkt) > self.chans[next as usize].serialization(pkt)
+    /// At an instant where `next` ends a transmission, does a packet offered to it come first?
+    /// In ns-3 the offer happens in the event of a reception (the packet's own when forwarded,
+    /// the one the endpoint answers when sent from an endpoint), which was scheduled `lead`
+    /// before now, when that transmission started (`PointToPointChannel::TransmitStart`); the
+    /// end of `next`'s transmission was scheduled when that one started
+    /// (`PointToPointNetDevice::TransmitStart`): the earlier scheduled runs first (the
+    /// in-service packet taken as this one's size).
+    fn arrives_first(&self, lead: Dur, next: u32, pkt: &Packet) -> bool {
+        lead > self.chans[next as usize].serialization(pkt)
+    }
+
+    /// `lead` for a packet that arrived on wired channel `from` (see `arrives_first`).
+    fn lead_of(&self, from: u32, pkt: &Packet) -> Option<Dur> {
+        ((from as usize) < self.chans.len()).then(|| self.chans[from as usize].reception_lead(pkt))
     }
 
     /// Put a packet leaving `node` into the next channel of its route. Channels always take
@@ -489,10 +502,11 @@ impl Simulation {
         self.forward(node, pkt, None);
     }
 
-    /// `send_from` for a packet that arrived at `node` on channel `from` (forwarded), which
-    /// decides its order against a transmission of the next channel ending at this instant.
+    /// `send_from` for a packet offered in the event of a reception scheduled `lead` ago (a
+    /// forwarded packet, or an endpoint's answer to one), which decides its order against a
+    /// transmission of the next channel ending at this instant.
     #[inline]
-    fn forward(&mut self, node: NodeId, pkt: &Packet, from: Option<u32>) {
+    fn forward(&mut self, node: NodeId, pkt: &Packet, lead: Option<Dur>) {
         let chan = self.route[node as usize][pkt.dst as usize].expect("routes checked at set-up");
         let now = self.sched.now();
         if chan as usize >= self.chans.len() {
@@ -506,7 +520,7 @@ impl Simulation {
             return;
         }
         let arrives_first =
-            from.is_some_and(|f| self.chans[chan as usize].dequeues_at(now) && self.arrives_first(f, chan, pkt));
+            lead.is_some_and(|l| self.chans[chan as usize].dequeues_at(now) && self.arrives_first(l, chan, pkt));
         let mut w = Wakes { stamp: self.sched.reserve(), arrives_first, ..Wakes::default() };
         let r = self.chans[chan as usize].enqueue(pkt, now, &mut w);
         if let Err(cause) = r {
@@ -571,10 +585,14 @@ impl Simulation {
                     }
                 }
                 let to = self.chans[chan as usize].to;
+                let lead = self.lead_of(chan, p);
                 if p.dst == to {
+                    // what the endpoint sends in reply is offered in this reception's event
+                    self.trigger_lead = lead;
                     self.at_endpoint(p);
+                    self.trigger_lead = None;
                 } else {
-                    self.forward(to, p, Some(chan));
+                    self.forward(to, p, lead);
                 }
             }
             Verdict::Drop(cause) => self.count_drop(chan, p, cause),
@@ -624,7 +642,8 @@ impl Simulation {
             Verdict::Drop(cause) => self.count_drop(chan, &pkt, cause),
             Verdict::Deliver => {
                 let next = self.handoff_to[chan as usize].expect("planned handoff");
-                let arrives_first = self.chans[next as usize].dequeues_at(at) && self.arrives_first(chan, next, &pkt);
+                let arrives_first = self.chans[next as usize].dequeues_at(at)
+                    && self.lead_of(chan, &pkt).is_some_and(|l| self.arrives_first(l, next, &pkt));
                 let mut w = Wakes { stamp: self.sched.reserve(), arrives_first, ..Wakes::default() };
                 if let Err(cause) = self.chans[next as usize].enqueue(&pkt, at, &mut w) {
                     self.count_drop(next, &pkt, cause);

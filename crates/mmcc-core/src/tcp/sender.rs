@@ -301,6 +301,7 @@ impl TcpSender {
         self.cc.now = ctx.now;
         self.cca.init(&mut self.cc);
         self.record_window(ctx);
+        self.notify_send(ctx.now); // ns-3: the connect callback (ProcessSynSent's NotifySend)
         self.try_send(ctx);
     }
 
@@ -345,7 +346,27 @@ impl TcpSender {
         sndbuf::writable(self.cfg.snd_buf, self.linux_wmem_queued(), self.mss, write)
     }
 
+    /// The application writes what it has and the send buffer takes. ns-3's bulk sender writes
+    /// only when the socket asks it (`ns3_notify_send`), so not here in the `ns3` profile.
     fn write_app_data(&mut self, now: Time) {
+        if !self.ns3_bulk() {
+            self.notify_send(now);
+        }
+    }
+
+    /// A bulk application in the `ns3` profile: it writes on the socket's `NotifySend` only, as
+    /// the runner's `BulkSender` fills the buffer from its send callback. ns-3 3.37 calls it when
+    /// the connection opens (`ProcessSynSent`), in `NewAck` (every ACK that advances snd_una,
+    /// except one that leaves the socket in CA_DISORDER: `ProcessAck` calls no `NewAck` there)
+    /// and in `SendPendingData` when NextSeg found a segment and "there's less app data than the
+    /// full window" (`ns3_pending_notify`). So room an ACK frees in Disorder stays empty until
+    /// one of these, which matters only when the window outgrows the send buffer.
+    fn ns3_bulk(&self) -> bool {
+        self.cfg.profile == Profile::Ns3 && self.app.wants_more()
+    }
+
+    /// The application writes what it has and the send buffer takes (ns-3: `NotifySend`).
+    fn notify_send(&mut self, now: Time) {
         if !self.app_stopped && self.active {
             self.app.catch_up(now, self.buffer_space());
         }
@@ -445,6 +466,11 @@ impl TcpSender {
         self.rearm_rto(ack.advanced, ack.new_sack, ctx);
         if idle {
             self.ack_probe(ctx);
+        }
+        if self.ns3_bulk() && ack.advanced && self.cc.state != CaState::Disorder {
+            // ns-3 ProcessAck's NewAck -> NotifySend, before SendPendingData (a partial ACK in
+            // recovery has called it already, after DoRetransmit)
+            self.notify_send(ctx.now);
         }
         self.try_send(ctx);
         self.record_window(ctx);

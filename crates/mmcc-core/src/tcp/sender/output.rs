@@ -53,6 +53,9 @@ impl TcpSender {
                 return false;
             }
             let pipe = self.pipe();
+            if self.ns3_bulk() {
+                self.ns3_pending_notify(pipe, ctx.now);
+            }
             // RFC 6675 NextSeg() rule 1: retransmit the first lost segment.
             if let Some(id) = self.sb.next_lost().filter(|_| !new_only) {
                 if pipe + self.sb.get(id).len as u64 > self.cc.cwnd {
@@ -123,6 +126,30 @@ impl TcpSender {
             self.cc.app_limited = false;
             self.tx_start_event();
             self.send_new(len as u32, false, ctx);
+        }
+    }
+
+    /// ns-3 3.37 `SendPendingData`, each round of its loop while `AvailableWindow()` (min(cwnd,
+    /// rwnd) - BytesInFlight) is above 0: when NextSeg gives a segment (a lost one, new data,
+    /// rule 3) and the data from it to the end of the buffer is less than that window, "ask
+    /// the app for more data before trying to send" (`NotifySend`).
+    fn ns3_pending_notify(&mut self, pipe: u64, now: Time) {
+        let window = self.cc.cwnd.min(self.rwnd).saturating_sub(pipe);
+        if window == 0 {
+            return;
+        }
+        let next = if let Some(id) = self.sb.next_lost() {
+            Some(self.sb.get(id).seq)
+        } else if self.app.written > self.sb.snd_nxt {
+            // NextSeg's new data, while the receive window covers what was sent
+            (self.sb.outstanding() <= self.rwnd).then_some(self.sb.snd_nxt)
+        } else if self.ns3_rule3() {
+            self.sb.first_unmarked().map(|id| self.sb.get(id).seq)
+        } else {
+            None
+        };
+        if next.is_some_and(|seq| self.app.written - seq < window) {
+            self.notify_send(now);
         }
     }
 

@@ -439,6 +439,7 @@ impl TcpSender {
             // re-reads m_bytesInFlight, now with DoRetransmit's segment (what TcpBbr's
             // ModulateCwndForRecovery then reads).
             if self.active && !self.app_stopped && self.app.wants_more() {
+                self.notify_send(ctx.now);
                 self.ns3_flight = self.pipe();
             }
         }

@@ -335,10 +335,10 @@ impl Channel {
         self.delayed_out.take()
     }
 
-    /// How long before its arrival at the far end ns-3 schedules a packet's reception:
-    /// serialization (at the current rate) plus propagation.
-    pub fn reception_lead(&self, pkt: &Packet) -> Dur {
-        self.serialization(pkt) + self.delay
+    /// How long before its arrival at the far end ns-3 schedules the reception of a packet of
+    /// `wire_bytes` (IP bytes): serialization (at the current rate) plus propagation.
+    pub fn reception_lead(&self, wire_bytes: u32) -> Dur {
+        self.cur_rate.tx_time_nearest((wire_bytes + self.framing) as u64) + self.delay
     }
 
     /// Serialization time of `pkt` at the current rate, to the nearest ns.

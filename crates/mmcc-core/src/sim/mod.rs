@@ -15,7 +15,7 @@ use crate::radio::RadioLink;
 use crate::record::pcap::PcapWriter;
 use crate::record::FlowRecorder;
 use crate::tcp::{Ctx, TcpReceiver, TcpSender, TimerKind};
-use crate::time::{Dur, Time};
+use crate::time::Time;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Events of the simulation. Ordering among simultaneous events: see [`crate::engine`].
@@ -103,11 +103,10 @@ pub struct Simulation {
     /// per flow: [data, ack]
     acct: Vec<[Accounting; 2]>,
     outbox: Vec<Packet>,
-    /// While an endpoint handles a packet that arrived on a wired channel: how long before now
-    /// that packet's reception was scheduled (its serialization and propagation on that
-    /// channel), which orders what the endpoint sends in reply against a transmission ending
-    /// now (`forward`). None for timers and radio arrivals.
-    trigger_lead: Option<Dur>,
+    /// While an endpoint handles a packet that arrived on a channel: that channel and the
+    /// packet's wire bytes, which order what the endpoint sends in reply against a transmission
+    /// ending now (`forward`). None for timers and radio arrivals.
+    trigger: Option<(u32, u32)>,
     timer_reqs: Vec<(TimerKind, Time, u32)>,
     codel_dropped: Vec<Packet>,
     pcap: Option<(u32, PcapWriter)>,
@@ -228,7 +227,7 @@ impl Simulation {
             drop_memo: None,
             acct: vec![[Accounting::default(); 2]; nflows],
             outbox: Vec::with_capacity(64),
-            trigger_lead: None,
+            trigger: None,
             timer_reqs: Vec::with_capacity(16),
             codel_dropped: Vec::new(),
             pcap,
@@ -473,26 +472,23 @@ impl Simulation {
             let a = &mut self.acct[flow as usize][k];
             a.emitted += 1;
             a.emitted_bytes += p.len as u64;
-            self.forward(p.src, &p, self.trigger_lead);
+            self.forward(p.src, &p, self.trigger);
         }
         self.outbox = out;
         self.timer_reqs = timers;
     }
 
     /// At an instant where `next` ends a transmission, does a packet offered to it come first?
-    /// In ns-3 the offer happens in the event of a reception (the packet's own when forwarded,
-    /// the one the endpoint answers when sent from an endpoint), which was scheduled `lead`
-    /// before now, when that transmission started (`PointToPointChannel::TransmitStart`); the
-    /// end of `next`'s transmission was scheduled when that one started
-    /// (`PointToPointNetDevice::TransmitStart`): the earlier scheduled runs first (the
-    /// in-service packet taken as this one's size).
-    fn arrives_first(&self, lead: Dur, next: u32, pkt: &Packet) -> bool {
-        lead > self.chans[next as usize].serialization(pkt)
-    }
-
-    /// `lead` for a packet that arrived on wired channel `from` (see `arrives_first`).
-    fn lead_of(&self, from: u32, pkt: &Packet) -> Option<Dur> {
-        ((from as usize) < self.chans.len()).then(|| self.chans[from as usize].reception_lead(pkt))
+    /// In ns-3 the offer happens in the event of a reception: the packet's own when forwarded,
+    /// the one the endpoint answers when an endpoint sends it (`from`: that reception's wired
+    /// channel and wire bytes). That event was scheduled when the received packet's transmission
+    /// started (`PointToPointChannel::TransmitStart`: serialization + propagation ahead), the
+    /// end of `next`'s transmission when that one started (`PointToPointNetDevice::
+    /// TransmitStart`: one serialization ahead, the in-service packet taken as this one's
+    /// size): the earlier scheduled runs first.
+    fn arrives_first(&self, from: (u32, u32), next: u32, pkt: &Packet) -> bool {
+        (from.0 as usize) < self.chans.len()
+            && self.chans[from.0 as usize].reception_lead(from.1) > self.chans[next as usize].serialization(pkt)
     }
 
     /// Put a packet leaving `node` into the next channel of its route. Channels always take
@@ -502,11 +498,12 @@ impl Simulation {
         self.forward(node, pkt, None);
     }
 
-    /// `send_from` for a packet offered in the event of a reception scheduled `lead` ago (a
-    /// forwarded packet, or an endpoint's answer to one), which decides its order against a
-    /// transmission of the next channel ending at this instant.
+    /// `send_from` for a packet offered in the event of a reception on channel `from` (a
+    /// forwarded packet, or an endpoint's answer to one: the channel and the received packet's
+    /// wire bytes), which decides its order against a transmission of the next channel ending at
+    /// this instant.
     #[inline]
-    fn forward(&mut self, node: NodeId, pkt: &Packet, lead: Option<Dur>) {
+    fn forward(&mut self, node: NodeId, pkt: &Packet, from: Option<(u32, u32)>) {
         let chan = self.route[node as usize][pkt.dst as usize].expect("routes checked at set-up");
         let now = self.sched.now();
         if chan as usize >= self.chans.len() {
@@ -520,7 +517,7 @@ impl Simulation {
             return;
         }
         let arrives_first =
-            lead.is_some_and(|l| self.chans[chan as usize].dequeues_at(now) && self.arrives_first(l, chan, pkt));
+            from.is_some_and(|f| self.chans[chan as usize].dequeues_at(now) && self.arrives_first(f, chan, pkt));
         let mut w = Wakes { stamp: self.sched.reserve(), arrives_first, ..Wakes::default() };
         let r = self.chans[chan as usize].enqueue(pkt, now, &mut w);
         if let Err(cause) = r {
@@ -585,14 +582,14 @@ impl Simulation {
                     }
                 }
                 let to = self.chans[chan as usize].to;
-                let lead = self.lead_of(chan, p);
+                let from = (chan, p.wire_bytes());
                 if p.dst == to {
                     // what the endpoint sends in reply is offered in this reception's event
-                    self.trigger_lead = lead;
+                    self.trigger = Some(from);
                     self.at_endpoint(p);
-                    self.trigger_lead = None;
+                    self.trigger = None;
                 } else {
-                    self.forward(to, p, lead);
+                    self.forward(to, p, Some(from));
                 }
             }
             Verdict::Drop(cause) => self.count_drop(chan, p, cause),
@@ -643,7 +640,7 @@ impl Simulation {
             Verdict::Deliver => {
                 let next = self.handoff_to[chan as usize].expect("planned handoff");
                 let arrives_first = self.chans[next as usize].dequeues_at(at)
-                    && self.lead_of(chan, &pkt).is_some_and(|l| self.arrives_first(l, next, &pkt));
+                    && self.arrives_first((chan, pkt.wire_bytes()), next, &pkt);
                 let mut w = Wakes { stamp: self.sched.reserve(), arrives_first, ..Wakes::default() };
                 if let Err(cause) = self.chans[next as usize].enqueue(&pkt, at, &mut w) {
                     self.count_drop(next, &pkt, cause);

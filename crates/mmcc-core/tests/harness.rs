@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use mmcc_core::sim::Simulation;
+use mmcc_core::cca::CaState;
 use mmcc_core::tcp::Profile;
 use mmcc_core::{Bandwidth, Dur, Time};
 
@@ -623,4 +624,39 @@ fn linux_send_buffer_charges_skb_memory_and_the_writer_waits_for_a_third() {
     assert!(out < buf * 93 / 100 && out > buf / 2, "{out}");
     let (out, queued) = run(false);
     assert!(out > buf * 98 / 100 && queued <= buf, "{out} {queued}");
+}
+
+/// ns-3's bulk sender writes only when the socket calls `NotifySend` (ns-3 3.37 `ProcessAck` ->
+/// `NewAck`, `SendPendingData`). A window (40 segments) above a 20-segment send buffer, segment
+/// 30 lost: the receiver answers segment 31 at once with the ACK of 29 and a SACK of 31, which
+/// advances snd_una and moves the socket to CA_DISORDER, where `ProcessAck` calls no `NewAck`:
+/// the segment of room that ACK frees stays unwritten (and so unsent) until the next `NewAck`,
+/// which the recovery's ACKs bring; at the return to Open the buffer is full again.
+#[test]
+fn ns3_bulk_sender_leaves_the_room_a_disorder_ack_frees_unwritten() {
+    let cfg = || {
+        let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(1));
+        cfg.flows[0].tcp.profile = Profile::Ns3;
+        cfg.flows[0].tcp.snd_buf = Some(20 * 1448);
+        cfg.flows[0].tcp.initial_cwnd = 40;
+        cfg.links[1].ab.drop_list = vec![30];
+        cfg.record.trace = true;
+        cfg
+    };
+    let mut whole = Simulation::new(cfg()).unwrap();
+    whole.run();
+    let states: Vec<(u64, f64)> =
+        whole.recorder(0).events.iter().filter(|e| e.1 == "state").map(|e| (e.0 as u64, e.2)).collect();
+    let disorder = states.iter().find(|e| e.1 == 1.0).expect("a Disorder episode").0;
+    let open = states.iter().find(|e| e.0 > disorder && e.1 == 0.0).expect("back to Open").0;
+    assert!(states.iter().any(|e| e.0 > disorder && e.0 < open && e.1 == 2.0), "{states:?}");
+
+    let mut s = Simulation::new(cfg()).unwrap();
+    s.run_until(Time(disorder + 1));
+    let snd = s.sender(0);
+    assert_eq!(snd.cc.state, CaState::Disorder);
+    assert_eq!(snd.sb.snd_una, 30 * 1448, "the ACK of segment 29 advanced snd_una");
+    assert_eq!(snd.send_buffer_queued(), 19 * 1448, "one segment of room left unwritten");
+    s.run_until(Time(open + 1));
+    assert_eq!(s.sender(0).send_buffer_queued(), 20 * 1448, "filled again by NewAck");
 }

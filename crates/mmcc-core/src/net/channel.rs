@@ -338,12 +338,18 @@ impl Channel {
     /// How long before its arrival at the far end ns-3 schedules the reception of a packet of
     /// `wire_bytes` (IP bytes): serialization (at the current rate) plus propagation.
     pub fn reception_lead(&self, wire_bytes: u32) -> Dur {
-        self.cur_rate.tx_time_nearest((wire_bytes + self.framing) as u64) + self.delay
+        self.serialization_of(wire_bytes) + self.delay
     }
 
     /// Serialization time of `pkt` at the current rate, to the nearest ns.
     pub fn serialization(&self, pkt: &Packet) -> Dur {
-        self.cur_rate.tx_time_nearest((pkt.wire_bytes() + self.framing) as u64)
+        self.serialization_of(pkt.wire_bytes())
+    }
+
+    /// Serialization time of a packet of `wire_bytes` (IP bytes, framing added) at the current
+    /// rate, to the nearest ns.
+    fn serialization_of(&self, wire_bytes: u32) -> Dur {
+        self.cur_rate.tx_time_nearest((wire_bytes + self.framing) as u64)
     }
 
     /// The packet handed off by the last call (cut-through), with its arrival time.

@@ -347,7 +347,7 @@ impl TcpSender {
     }
 
     /// The application writes what it has and the send buffer takes. ns-3's bulk sender writes
-    /// only when the socket asks it (`ns3_notify_send`), so not here in the `ns3` profile.
+    /// only when the socket asks it (`notify_send`, see `ns3_bulk`), so not here in the `ns3` profile.
     fn write_app_data(&mut self, now: Time) {
         if !self.ns3_bulk() {
             self.notify_send(now);

@@ -135,7 +135,8 @@ impl TcpSender {
     /// the app for more data before trying to send" (`NotifySend`).
     fn ns3_pending_notify(&mut self, pipe: u64, now: Time) {
         let window = self.cc.cwnd.min(self.rwnd).saturating_sub(pipe);
-        if window == 0 {
+        // with the buffer full the application would write nothing: skip NextSeg's search
+        if window == 0 || self.buffer_space() == 0 {
             return;
         }
         let next = if let Some(id) = self.sb.next_lost() {

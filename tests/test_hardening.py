@@ -5,7 +5,9 @@ import os
 
 import pytest
 
+import mmcc
 from mmcc.results import LONG_LIST, compact_config
+from mmcc.scenario import Scenario
 from mmcc.traces import read_mahimahi
 
 
@@ -371,3 +373,18 @@ def test_unreadable_scenarios_and_secret_traces(mmcc_cli, tmp_path):
     r = mmcc_cli("run", sc)
     _one_clean_error(r, "secret.mm:1")
     assert "hunter2" not in r.stderr
+
+
+@pytest.mark.parametrize("send_buffer", ["1400B", "1460B", "2800B"])
+def test_paced_sender_with_a_tiny_send_buffer_keeps_its_skbs_consistent(send_buffer):
+    """The linux profile's BBR (paced) with a rate application and a send buffer of one or two
+    segments: every segment is acknowledged before the next is written, and the next one begins
+    a new skb (the acknowledged one was freed) instead of continuing it. It stopped with an
+    internal invariant ("the head begins no skb") before."""
+    raw = {"name": "inv", "duration": "1s", "nodes": ["s", "c"],
+           "links": [{"between": ["s", "c"], "rate": "100Mbps", "delay": "5ms"}],
+           "tcp": {"segment_size": "1400B", "send_buffer": send_buffer},
+           "flows": [{"from": "s", "to": "c", "cca": "bbr",
+                      "app": {"type": "rate", "rate": "10Mbps", "write_size": "1400B"}}]}
+    f = mmcc.run(Scenario.from_dict(raw, source="inv")).flows.to_pydict()
+    assert f["delivered_bytes"][0] > 0 and f["tcp_profile"][0] == "linux"

@@ -815,8 +815,11 @@ impl Scoreboard {
             }
         }
         let starts = self.segs.iter().filter(|s| s.skb_start).count() as u64;
-        if starts != self.skbs || (self.track_skbs && self.segs.front().is_some_and(|s| !s.skb_start)) {
-            return Err(format!("skb count {} != {starts} starts (or the head begins none)", self.skbs));
+        if starts != self.skbs {
+            return Err(format!("skb count {} but {starts} segments begin an skb", self.skbs));
+        }
+        if self.track_skbs && self.segs.front().is_some_and(|s| !s.skb_start) {
+            return Err(format!("the head segment {} begins no skb", self.snd_una));
         }
         if (sacked, lost, rtx) != (self.sacked_bytes, self.lost_bytes, self.retrans_bytes) {
             return Err(format!(

@@ -294,9 +294,13 @@ impl TcpSender {
         let mut rec = SegRec::new(seq, len, ctx.now);
         if self.cfg.send_buffer_truesize {
             // `tcp_write_xmit` -> `tso_fragment`: each transmission sends an skb of its own, at
-            // most `tso_segs` segments; paced ones fill it over their pacing slots
+            // most `tso_segs` segments; paced ones fill it over their pacing slots. With nothing
+            // outstanding the previous skb is gone (`tcp_clean_rtx_queue` freed it once fully
+            // acknowledged), so the segment begins a new one whatever room that skb had left.
             let paced = self.pacing_rate().is_some();
-            rec.skb_start = self.skb_room == 0 || (!paced && self.last_tx != ctx.now);
+            rec.skb_start = self.skb_room == 0
+                || self.sb.outstanding() == 0
+                || (!paced && self.last_tx != ctx.now);
             if rec.skb_start {
                 self.skb_room = self.tso_segs();
             }

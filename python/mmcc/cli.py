@@ -187,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_run(a) -> int:
-    from .results import run
+    from .results import run, stall_note
     from .scenario import ScenarioError, _parse_value, load
 
     sc = load(a.scenario)
@@ -221,6 +221,10 @@ def _cmd_run(a) -> int:
           f"({result.events_processed:,} events)")
     print(result.summary_text())
     f = result.flows.to_pydict()
+    for i, (n, span) in enumerate(zip(f["one_segment_timeouts"], f["one_segment_stall_s"])):
+        if note := stall_note(n, span):
+            sys.stderr.write(f"warning: flow {i} {note}; see docs/tcp-profiles.md (a window of one "
+                             f"segment after a timeout)\n")
     for i, (rw, sb) in enumerate(zip(f["rwnd_limited_ratio"], f["sndbuf_limited_ratio"])):
         for share, what, key in ((rw, "the receive window", "tcp.recv_buffer"), (sb, "the send buffer", "tcp.send_buffer")):
             if share > 0.5:

@@ -195,6 +195,20 @@ class RunResult:
         return "\n".join([line(head), line(["-" * w for w in widths])] + [line(b) for b in body])
 
 
+#: A flow whose flight stayed at one segment across this many consecutive timeouts is "stalled"
+#: (flows table: `one_segment_timeouts`; docs/tcp-profiles.md says when ns-3 does this).
+STALL_TIMEOUTS = 3
+
+
+def stall_note(one_segment_timeouts, stall_s) -> str | None:
+    """A one-line description of a stalled flow, or None (for summaries and reports)."""
+    if one_segment_timeouts is None or one_segment_timeouts != one_segment_timeouts \
+            or one_segment_timeouts < STALL_TIMEOUTS:
+        return None
+    return (f"stalled: one segment in flight across {int(one_segment_timeouts)} consecutive timeouts "
+            f"({stall_s:.2f} s)")
+
+
 def _python_algorithms(sc: Scenario, cca) -> dict:
     """Instances of Python algorithms for the flows whose `cca` is "python"."""
     import copy as _copy

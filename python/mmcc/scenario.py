@@ -320,6 +320,10 @@ DIRECTION_FIELDS: dict[str, Parser] = {
     "outages": lambda c, v, p: _list(c, v, p, _outage),
     "rate_schedule": _rate_schedule,
     "rate_trace": _rate_trace,
+    # drop exactly these arrivals (0 = the direction's first counted packet; the handshake's SYN
+    # and SYN-ACK are not counted): a loss pattern both simulators apply alike (the ns-3 runner
+    # reads it too)
+    "drop_list": lambda c, v, p: _list(c, v, p, U64),
 }
 
 

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq  # noqa: E402
 
 from .. import __version__  # noqa: E402
 from ..plots import save_figure  # noqa: E402
-from ..results import atomic_write_bytes  # noqa: E402
+from ..results import STALL_TIMEOUTS, atomic_write_bytes  # noqa: E402
 from .sweep import RunSpec, load_summaries, run_sweep  # noqa: E402
 from .tables import markdown, paired_improvement, pivot, write_table  # noqa: E402
 
@@ -313,6 +313,7 @@ def _report(out: Path, title: str, intro: str, sections, figs, meta: dict, count
             parts.append(f'<figure><img src="figures/{f.name}" alt="{html.escape(caption)}">'
                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
     parts.append("<h2>Deviations from the publication's set-up</h2>" + _deviations(family))
+    parts.append(_stalled_section(out))
     if failed:
         parts.append("<h2>Failed runs</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in failed) + "</ul>")
     parts.append("<h2>Run parameters</h2><pre>" + html.escape(json.dumps(meta, indent=1)) + "</pre>")
@@ -325,6 +326,31 @@ def _report(out: Path, title: str, intro: str, sections, figs, meta: dict, count
     report = out / "report.html"
     atomic_write_bytes(report, doc.encode())
     return report
+
+
+def _stalled_section(out: Path) -> str:
+    """The runs in which a flow stayed at one segment in flight across several timeouts (ns-3's
+    loop after a timeout, docs/tcp-profiles.md): means over seeds hide them."""
+    rows = [r for r in load_summaries(out).to_pylist() if (r.get("stalled_flows") or 0) > 0]
+    head = ("<h2>Stalled runs</h2><p>Runs in which a flow kept one segment in flight across "
+            f"{STALL_TIMEOUTS} or more consecutive timeouts (flows table: <code>one_segment_timeouts</code>). "
+            "With the <code>ns3</code> profile this is ns-3 3.37's own behaviour (shown against ns-3 in "
+            "docs/tcp-profiles.md, \"A window of one segment after a timeout\").</p>")
+    if not rows:
+        return head + "<p>None.</p>"
+    def item(r):
+        first = (f"; flow 0: {int(r['one_segment_timeouts'])} timeouts in a row over "
+                 f"{r['one_segment_stall_s']:.1f} s, {r['throughput_mbps']:.1f} Mb/s"
+                 if r["one_segment_timeouts"] >= STALL_TIMEOUTS else "")
+        params = ", ".join(f"{k[6:]}={r[k]:g}" if isinstance(r[k], float) else f"{k[6:]}={r[k]}"
+                           for k in sorted(r) if k.startswith("param_") and r[k] is not None)
+        name = f"{r['scenario']} {r['cca']} seed {r['seed']}" + (f" ({params})" if params else "")
+        return (f"<li>{html.escape(name)}: {int(r['stalled_flows'])} of {int(r['flows'])} flow(s){first} "
+                f"[run {html.escape(r['run_id'])}]</li>")
+
+    rows.sort(key=lambda r: (r["scenario"], str(r["cca"]), r["seed"], r["run_id"]))
+    items = "".join(item(r) for r in rows)
+    return head + f"<ul>{items}</ul>"
 
 
 def _rows_for(out: Path, specs) -> list[dict]:

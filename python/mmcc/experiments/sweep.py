@@ -27,14 +27,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import __version__
-from ..results import atomic_write_bytes, run as run_scenario, write_parquet
+from ..results import STALL_TIMEOUTS, atomic_write_bytes, run as run_scenario, write_parquet
 from ..scenario import Scenario, load
 
 __all__ = ["RunSpec", "grid", "run_sweep", "load_summaries", "jain_index"]
 
 SUMMARY_COLUMNS = [
     "throughput_mbps", "rtt_mean_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms", "owd_mean_ms", "owd_p95_ms",
-    "segments_sent", "retransmits", "fast_retransmits", "rtos", "dupacks", "acks_received", "dupack_ratio",
+    "segments_sent", "retransmits", "fast_retransmits", "rtos", "one_segment_timeouts", "one_segment_stall_s", "dupacks", "acks_received", "dupack_ratio",
     "delivered_bytes",
     "drops_queue_full", "drops_aqm", "drops_error_model", "drops_rlc_discard",
 ]
@@ -167,6 +167,8 @@ def _execute_run(spec: RunSpec, d: Path) -> dict:
         row["dupack_per_packet"] = row["dupacks"] / packets if packets else 0.0
         row["dupack_per_packet_first_3s"] = dup_early / packets if packets else 0.0
         row["flows"] = len(flows)
+        # flows stuck at one segment per timeout (docs/tcp-profiles.md); the reports list such runs
+        row["stalled_flows"] = sum(f["one_segment_timeouts"] >= STALL_TIMEOUTS for f in flows)
         row["total_throughput_mbps"] = float(sum(f["throughput_mbps"] for f in flows))
         row["jain_index"] = jain_index(f["throughput_mbps"] for f in flows)
         row["wall_s"] = time.perf_counter() - t0

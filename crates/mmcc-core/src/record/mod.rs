@@ -78,6 +78,23 @@ pub struct Counters {
     pub last_delivery: Option<Time>,
     /// Deliveries that did not start where the previous one ended (must stay 0).
     pub stream_violations: u64,
+    /// The longest chain of consecutive timeouts between which the flight never exceeded one
+    /// segment (0 without a timeout, 1 for a timeout followed by a larger flight): a flow stuck
+    /// at one segment per timeout shows a large value (docs/tcp-profiles.md, "a window of one
+    /// segment after a timeout").
+    pub one_segment_timeouts: u64,
+    /// When that longest chain began and its latest timeout.
+    pub one_segment_span: Option<(Time, Time)>,
+}
+
+/// Follows the flight between timeouts for `Counters::one_segment_timeouts`.
+#[derive(Clone, Copy, Debug, Default)]
+struct TimeoutChain {
+    /// Timeouts in the current chain, and the time of its first.
+    len: u64,
+    since: Time,
+    /// The largest flight (RFC 6675 pipe, bytes) after a transmission since the latest timeout.
+    flight_max: u64,
 }
 
 #[derive(Default)]
@@ -101,6 +118,7 @@ pub struct FlowRecorder {
     pub owd_trace: Vec<(i64, i64)>,
     pub events: Vec<(i64, &'static str, f64)>,
     pub counters: Counters,
+    chain: TimeoutChain,
 }
 
 impl FlowRecorder {
@@ -122,8 +140,10 @@ impl FlowRecorder {
         &mut self.bins[self.cur]
     }
 
+    /// A segment left with `pipe` bytes in flight after it.
     #[inline]
-    pub fn on_send(&mut self, t: Time, bytes: u32, retx: bool) {
+    pub fn on_send(&mut self, t: Time, bytes: u32, retx: bool, pipe: u64) {
+        self.chain.flight_max = self.chain.flight_max.max(pipe);
         let b = self.bin(t);
         b.sent_bytes += bytes as u64;
         if retx {
@@ -138,6 +158,25 @@ impl FlowRecorder {
         }
         if c.first_send.is_none() {
             c.first_send = Some(t);
+        }
+    }
+
+    /// A retransmission timeout (after its segment is marked, before the retransmission):
+    /// extends the chain if the flight since the previous timeout stayed within one `mss`.
+    pub fn on_rto(&mut self, t: Time, mss: u64) {
+        let c = &mut self.chain;
+        if c.len > 0 && c.flight_max <= mss {
+            c.len += 1;
+        } else {
+            *c = TimeoutChain { len: 1, since: t, flight_max: 0 };
+        }
+        c.flight_max = 0;
+        self.counters.rtos += 1;
+        if c.len > self.counters.one_segment_timeouts {
+            self.counters.one_segment_timeouts = c.len;
+        }
+        if c.len == self.counters.one_segment_timeouts {
+            self.counters.one_segment_span = Some((c.since, t));
         }
     }
 

@@ -367,7 +367,7 @@ impl TcpSender {
         }
         self.last_tx = ctx.now;
         ctx.out.push(pkt);
-        ctx.rec.on_send(ctx.now, len, retx);
+        ctx.rec.on_send(ctx.now, len, retx, self.pipe());
         if self.cc.state == CaState::Recovery {
             self.prr.on_sent(len as u64);
         }

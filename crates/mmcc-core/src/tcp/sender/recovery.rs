@@ -578,7 +578,7 @@ impl TcpSender {
                 return;
             }
         }
-        ctx.rec.counters.rtos += 1;
+        ctx.rec.on_rto(ctx.now, self.mss);
         ctx.rec.event(ctx.now, "rto", self.rtt.rto().millis_f64());
         self.cc.now = ctx.now;
         let prior_cwnd = self.cc.cwnd;

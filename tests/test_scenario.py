@@ -146,6 +146,37 @@ def test_overrides_by_dotted_path_and_cca():
     assert "index '7' does not exist" in str(e.value)
 
 
+def test_algorithm_parameters_given_with_a_new_algorithm_reach_it_or_are_refused(mmcc_cli, tmp_path):
+    """`--cca` / `cca=` replaces a flow's algorithm first; parameters the caller sets for the new
+    one (`--set flows.N.cca_params=...`, `cca_params=`) are applied after it, in run, sweep and
+    the Python API alike. Parameters the scenario gave a replaced algorithm are dropped; those it
+    gave the same algorithm stay."""
+    bbr = {"probe_rtt_app_limited": 1.0}
+    sc = load("thesis-edge")
+    for over in (sc.with_overrides({"flows.0.cca_params": {"probe_rtt_app_limited": 1}}, cca="bbr"),
+                 sc.with_overrides(cca="bbr", cca_params={"probe_rtt_app_limited": 1})):
+        assert over.config["flows"][0]["cca"] == "bbr" and over.config["flows"][0]["cca_params"] == bbr
+    raw = copy.deepcopy(BASE)
+    raw["flows"][0].update(cca="bbr", cca_params={"probe_rtt_app_limited": 1})
+    assert Scenario.from_dict(raw).with_overrides(cca="bbr").config["flows"][0]["cca_params"] == bbr
+    assert not Scenario.from_dict(raw).with_overrides(cca="cubic").config["flows"][0].get("cca_params")
+    with pytest.raises(ScenarioError, match="algorithm 'cubic' has no parameter 'probe_rtt_app_limited'"):
+        sc.with_overrides({"flows.0.cca_params": {"probe_rtt_app_limited": 1}}, cca="cubic").config
+    # the sweep of the issue: --cca bbr with the flow's parameters set by --set
+    r = mmcc_cli("sweep", "thesis-edge", "--cca", "bbr", "--set", "flows.0.cca_params={probe_rtt_app_limited=1}",
+                 "--duration", "0.2s", "--workers", "1", "--out", tmp_path / "s")
+    assert r.returncode == 0, r.stderr
+    import json
+
+    (run,) = (tmp_path / "s" / "runs").glob("*/run.json")
+    flow = json.loads(run.read_text())["config"]["flows"][0]
+    assert flow["cca"] == "bbr" and flow["cca_params"] == bbr
+    r = mmcc_cli("run", "thesis-edge", "--cca", "cubic", "--set", "flows.0.cca_params={probe_rtt_app_limited=1}",
+                 "--duration", "0.1s", "--no-plot", "--out", tmp_path / "r")
+    assert r.returncode == 2 and "algorithm 'cubic' has no parameter 'probe_rtt_app_limited'" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
 def test_same_structure_from_python():
     r = mmcc.run(Scenario.from_dict(BASE), duration="1s")
     assert r.flows.num_rows == 1

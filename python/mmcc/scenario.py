@@ -718,14 +718,18 @@ class Scenario:
                     raise ScenarioError(f"{self.source}: --param {k}: unknown parameter; this scenario's parameters: "
                                         f"{', '.join(sorted(known)) or '(none)'}")
                 raw["params"][k] = v
-        for k, v in (sets or {}).items():
-            set_path(raw, k, v)
         flows = raw.get("flows") if isinstance(raw.get("flows"), list) else []
+        # the algorithm first: a flow whose algorithm `cca` replaces loses the parameters the
+        # scenario gave the old one; what the caller sets (`sets`, `cca_params`) comes after, so
+        # it reaches the new algorithm (or is refused by it with a clear error)
         if cca is not None:
             for f in flows:
                 if isinstance(f, dict):
+                    if f.get("cca") != cca:
+                        f.pop("cca_params", None)
                     f["cca"] = cca
-                    f.pop("cca_params", None)
+        for k, v in (sets or {}).items():
+            set_path(raw, k, v)
         if cca_params:
             for f in flows:
                 if isinstance(f, dict):

@@ -8,6 +8,7 @@
 #include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -89,6 +90,12 @@ TcpDtcp::NotifySinr(double sinrDb)
 }
 
 double
+TcpDtcp::ShannonSe(double sinrDb)
+{
+    return std::max(1e-6, std::log2(1.0 + std::pow(10.0, sinrDb / 10.0)));
+}
+
+double
 TcpDtcp::FactorN() const
 {
     return m_n;
@@ -111,7 +118,9 @@ TcpDtcp::Epoch(double bMbps, double w)
     {
         m_sinrAvg = m_haveSinrAvg ? m_kappa * m_sinrAvg + (1.0 - m_kappa) * m_sinr : m_sinr;
         m_haveSinrAvg = true;
-        sinrTerm = m_sinr - m_sinrAvg;
+        // eq. 8's SINR_i - SINR_avg as the bandwidth change it implies: B_I (SE_i / SE_avg - 1),
+        // SE the Shannon spectral efficiency (the Rust version's reading, cca/dtcp.rs)
+        sinrTerm = m_bFiltered * (ShannonSe(m_sinr) / ShannonSe(m_sinrAvg) - 1.0);
     }
     double norm = (bMbps - m_bFiltered) + sinrTerm; // eq. 8
     double bwE = m_bFiltered + m_g * norm;          // eq. 9

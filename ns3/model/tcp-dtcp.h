@@ -6,8 +6,10 @@
  * - bandwidth sample B_i = d_i / (t_i - t_{i-1}): bytes cumulatively acknowledged in the epoch
  *   over its duration (eq. 5), in Mb/s;
  * - B_I = Kappa B_I,prev + (1 - Kappa) B_i (eq. 6);
- * - norm = (B_i - B_I) + (SINR_i - SINR_avg), BW_E = B_I + G norm (eq. 8-9); the SINR term is 0
- *   until a SINR is fed with NotifySinr (connect it to your PHY's SINR trace, in dB);
+ * - norm = (B_i - B_I) + (SINR_i - SINR_avg), BW_E = B_I + G norm (eq. 8-9), the SINR deviation
+ *   entering as the bandwidth change it implies, B_I (SE(SINR_i) / SE(SINR_avg) - 1) with the
+ *   Shannon spectral efficiency SE(x) = log2(1 + 10^(x/10)); the SINR term is 0 until a SINR is
+ *   fed with NotifySinr (connect it to your PHY's SINR trace, in dB);
  * - N = max(1, N + 1 - (BW_E - B_i) / (Alpha BW_E) W) (eq. 12), W the window in segments.
  * Window: cwnd += N / cwnd per ACK; at a loss cwnd (1 - y), y = Eta / ((2 Eta - 1) N + 1).
  * Initial window 2 IW (applied before the first transmission); after a timeout 2 IW and N = 1
@@ -55,6 +57,8 @@ class TcpDtcp : public TcpNewReno
 
     /// The congestion control factor N (segments per RTT).
     double FactorN() const;
+    /// Shannon spectral efficiency (b/s/Hz) at an SINR in dB, at least 1e-6
+    static double ShannonSe(double sinrDb);
 
     /// y = Eta / ((2 Eta - 1) N + 1), the decrease at a loss.
     double Decrease() const;

@@ -201,6 +201,20 @@ class DtcpTestCase : public TestCase
         Ptr<TcpSocketState> tcb = State(1000, 100, 10);
         d3->IncreaseWindow(tcb, 1);
         NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), 100030u, "3 / 100 segment");
+
+        // the SINR term as the bandwidth change its spectral efficiency implies (as the Rust
+        // test): SINR_avg 20 -> 18 dB, SINR 0 dB: term = 100 (1 / log2(1 + 10^1.8) - 1)
+        Ptr<TcpDtcp> s = CreateObject<TcpDtcp>();
+        s->NotifySinr(20.0);
+        s->Epoch(100.0, 10.0);
+        NS_TEST_ASSERT_MSG_EQ(s->FactorN(), 2.0, "no SINR deviation yet");
+        s->NotifySinr(0.0);
+        s->Epoch(100.0, 10.0);
+        double bwE = 100.0 + 0.5 * 100.0 * (1.0 / std::log2(1.0 + std::pow(10.0, 1.8)) - 1.0);
+        NS_TEST_ASSERT_MSG_EQ_TOL(s->FactorN(),
+                                  3.0 - (bwE - 100.0) / (0.2 * bwE) * 10.0,
+                                  1e-9,
+                                  "an SINR drop enters eq. 8 as a bandwidth");
     }
 };
 

@@ -7,9 +7,14 @@
 //!   acknowledged" says literally and an ns-3 class or Linux module can compute alike;
 //! - Tustin-style filter, kappa = 0.9: `B_I = 0.9 B_{I,prev} + 0.1 B_i` (eq. 6);
 //! - cross-layer normalisation `norm = (B_i - B_I) + (SINR_i - SINR_avg)`, `BW_E = B_I + g norm`,
-//!   g = 0.5 (eq. 8-9). Bandwidths enter in Mb/s and SINR in dB (the paper adds the two terms
-//!   without stating units; Mb/s keeps them of comparable size). Without a SINR feed (real
-//!   kernels, ns-3 without cross-layer) the SINR term is 0. `SINR_avg` is an EWMA with kappa.
+//!   g = 0.5 (eq. 8-9). The paper adds the SINR deviation to a bandwidth deviation without
+//!   stating units; a term in dB added to one in Mb/s changes nothing measurable (a 20 dB drop
+//!   moved BW_E by 10 Mb/s of 2 Gb/s). The sum is a bandwidth when the SINR deviation is the
+//!   bandwidth change it implies: the capacity scales with the Shannon spectral efficiency
+//!   `SE(x) = log2(1 + 10^(x/10))`, so `SINR_i - SINR_avg` enters as
+//!   `B_I (SE(SINR_i) / SE(SINR_avg) - 1)` (this project's reading, docs/algorithms.md).
+//!   `SINR_avg` is an EWMA in dB with kappa (eq. 6's filter); without a SINR feed (real kernels,
+//!   ns-3 without cross-layer) the term is 0.
 //! - congestion control factor (eq. 12, normative):
 //!   `N_{i+1} = max(1, N_i + 1 - (BW_E - BW_C) / (alpha BW_E) W_i)`, alpha = 0.2, `BW_C` the
 //!   current sample B_i, W_i the window in segments.
@@ -83,7 +88,8 @@ impl Dtcp {
             Some(s) => {
                 let avg = self.sinr_avg.map_or(s, |a| self.kappa * a + (1.0 - self.kappa) * s);
                 self.sinr_avg = Some(avg);
-                s - avg
+                // eq. 8's SINR_i - SINR_avg as the bandwidth change it implies (module docs)
+                b_f * (shannon_se(s) / shannon_se(avg) - 1.0)
             }
             None => 0.0,
         };
@@ -94,6 +100,12 @@ impl Dtcp {
             self.n = (self.n + 1.0 - (bw_e - b_i) / (self.alpha * bw_e) * w).max(1.0);
         }
     }
+}
+
+/// Shannon spectral efficiency (b/s/Hz) at an SINR in dB: log2(1 + 10^(x/10)), never below
+/// 1e-6 (so a ratio of two stays finite at very low SINR).
+pub fn shannon_se(sinr_db: f64) -> f64 {
+    (1.0 + 10f64.powf(sinr_db / 10.0)).log2().max(1e-6)
 }
 
 impl CongestionControl for Dtcp {
@@ -191,5 +203,30 @@ mod tests {
         // N = 6 + 1 - (94.5 - 90) / (0.2 * 94.5) * 50 = 7 - 11.9 -> 1
         d.epoch(90.0, None, 50.0);
         assert_eq!(d.n(), 1.0);
+    }
+
+    #[test]
+    fn the_sinr_term_is_the_bandwidth_change_its_spectral_efficiency_implies() {
+        // SE(0 dB) = log2(2) = 1; SE(20 dB) = log2(101) = 6.658211...; SE(18 dB) = log2(1 +
+        // 63.0957...) = 6.001878...
+        assert!((shannon_se(0.0) - 1.0).abs() < 1e-12);
+        assert!((shannon_se(20.0) - 101f64.log2()).abs() < 1e-12);
+        let mut d = Dtcp::new(0.9, 0.5, 0.2, 2.0);
+        // first epoch: B_I = 100, SINR_avg = 20 dB, no deviation: BW_E = 100, N = 1 + 1 = 2
+        d.epoch(100.0, Some(20.0), 10.0);
+        assert_eq!(d.n(), 2.0);
+        // the SINR falls to 0 dB, the bandwidth sample not yet: SINR_avg = 0.9 * 20 = 18 dB,
+        // term = 100 (1 / 6.001878 - 1) = -83.338...; BW_E = 100 + 0.5 term = 58.331...;
+        // N = 2 + 1 - (58.331 - 100) / (0.2 * 58.331) * 10 = 38.72...
+        d.epoch(100.0, Some(0.0), 10.0);
+        let se18 = (1.0 + 10f64.powf(1.8)).log2();
+        let bw_e = 100.0 + 0.5 * 100.0 * (1.0 / se18 - 1.0);
+        let n = 3.0 - (bw_e - 100.0) / (0.2 * bw_e) * 10.0;
+        assert!((d.n() - n).abs() < 1e-9 && (d.n() - 38.72).abs() < 0.01, "{}", d.n());
+        // without the feed the same samples leave N at 3 (dB added to Mb/s gave 7.95)
+        let mut plain = Dtcp::new(0.9, 0.5, 0.2, 2.0);
+        plain.epoch(100.0, None, 10.0);
+        plain.epoch(100.0, None, 10.0);
+        assert_eq!(plain.n(), 3.0);
     }
 }

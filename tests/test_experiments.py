@@ -128,9 +128,17 @@ def test_reproduce_writes_a_report_that_references_every_figure(mmcc_cli, tmp_pa
     assert "<h2>Definitions</h2>" in html and "(X - B) / B x 100" in html
     assert html.count("<figcaption>") == len(srcs) and "grey: NLoS" in html
     assert "Deviations from the publication" in html and "BuildingsObstaclePropagationLossModel" in html
-    # the layout of the publication: 8 algorithms x 16 conditions
+    # the layout of the publication: PER rows inside buffer groups (16 conditions), one column per
+    # algorithm (8)
     lines = (out / "tables" / "throughput.csv").read_text().strip().splitlines()
-    assert len(lines) == 9 and len(lines[0].split(",")) == 17
+    assert len(lines) == 17 and lines[0].split(",")[:3] == ["condition", "newreno", "highspeed"]
+    assert [x.split(",")[0] for x in lines[1:5]] == [f"edge 0.25MiB PER {p}" for p in ("0", "1e-09", "1e-08", "1e-07")]
+    imp = (out / "tables" / "improvement_throughput_rttv.csv").read_text().splitlines()
+    assert imp[0].startswith("condition,rttv vs newreno,") and len(imp) == 17
+    # one colour per algorithm in every figure; the thesis' cwnd figure draws each run to its end
+    from mmcc.plots import algorithm_color
+
+    assert algorithm_color("cubic") != algorithm_color("newreno") and algorithm_color("dtcp+sinr") != "0.5"
 
 
 def test_cli_value_lists_keep_inline_tables_whole():

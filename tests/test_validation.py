@@ -13,10 +13,12 @@ PER_LEVELS = ("0", "1e-09", "1e-08", "1e-07")
 
 
 def _table(path):
+    """table[algorithm][condition] from the thesis layout (a row per condition, a column per
+    algorithm)."""
     with open(path) as f:
         rows = list(csv.reader(f))
     header = rows[0]
-    return {r[0]: {h: float(v) for h, v in zip(header[1:], r[1:])} for r in rows[1:]}
+    return {a: {r[0]: float(r[1 + j]) for r in rows[1:]} for j, a in enumerate(header[1:])}
 
 
 @pytest.mark.slow

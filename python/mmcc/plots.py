@@ -26,6 +26,46 @@ def save_figure(fig, path: str | Path, dpi: int = 110) -> Path:
 
 
 
+#: One colour per algorithm in every figure of every report (tab20 order); names not listed get
+#: a grey.
+ALGORITHM_ORDER = ["newreno", "highspeed", "cubic", "bbr", "fbtcp", "rttv", "msscca", "mrvhs", "dtcp", "dtcp+sinr",
+                   "mmstcp", "scalable", "htcp", "yeah", "vegas", "westwood", "hybla", "bic", "tahoe"]
+
+
+def algorithm_color(cca: str):
+    """The colour of an algorithm, the same in every figure."""
+    cmap = plt.get_cmap("tab20")
+    try:
+        return cmap(ALGORITHM_ORDER.index(cca) % 20)
+    except ValueError:
+        return "0.5"
+
+
+#: Why a 100 ms throughput bin can exceed the link's rate (figure captions, docs/outputs.md)
+THROUGHPUT_NOTE = ("goodput per 100 ms bin as the receiver delivers it in order: a bin after a repaired hole "
+                   "releases the data held behind it and can exceed the link's rate")
+
+
+def step_to_end(ax, t, y, t_end: float, **kw):
+    """A step plot of values that change at `t`, drawn on to `t_end` (the end of the run): the
+    last value holds until then."""
+    t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
+    if len(t) and t_end > t[-1]:
+        t, y = np.append(t, t_end), np.append(y, y[-1])
+    return ax.step(t, y, where="post", **kw)
+
+
+def scale_for_peaks(ax, values, axis: str = "y") -> bool:
+    """A log axis when one peak would flatten the rest (peak over 20 times the median of the
+    positive values, e.g. a slow-start overshoot): True if it was set."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if len(v) and v.max() > 20 * np.median(v):
+        (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+        return True
+    return False
+
+
 def cwnd_overlay(path, title: str, curves: list[tuple]) -> None:
     """cwnd (segments) over time of several runs of one case on one axis: curves of
     (t_s, cwnd_segments, label, line style), for the validation reports."""
@@ -43,20 +83,25 @@ def overview(result: RunResult, path: str | Path) -> Path:
     cw = result.tables["cwnd"].to_pydict()
     se = result.tables["series"].to_pydict()
     flows = result.flows.to_pylist()
+    t_end = result.scenario.config["duration"] / 1e9
     fig, ax = plt.subplots(3, 1, figsize=(10, 8), sharex=True, constrained_layout=True)
     for f in flows:
         fid = f["flow_id"]
         label = f"flow {fid} ({f['cca']})"
+        color = algorithm_color(f["cca"]) if len(flows) == 1 else None
         m = np.asarray(cw["flow_id"]) == fid
-        ax[0].step(np.asarray(cw["t_s"])[m], np.asarray(cw["cwnd_segments"])[m], where="post", lw=0.8, label=label)
+        step_to_end(ax[0], np.asarray(cw["t_s"])[m], np.asarray(cw["cwnd_segments"])[m], t_end, lw=0.8, label=label,
+                    color=color)
         m = np.asarray(se["flow_id"]) == fid
         t = np.asarray(se["t_s"])[m]
-        ax[1].plot(t, np.asarray(se["throughput_mbps"])[m], lw=0.9, label=label)
-        ax[2].plot(t, np.asarray(se["rtt_mean_ms"], dtype=float)[m], lw=0.9, label=label)
-    ax[0].set_ylabel("cwnd (segments)")
+        ax[1].plot(t, np.asarray(se["throughput_mbps"])[m], lw=0.9, label=label, color=color)
+        ax[2].plot(t, np.asarray(se["rtt_mean_ms"], dtype=float)[m], lw=0.9, label=label, color=color)
+    log = scale_for_peaks(ax[0], cw["cwnd_segments"])
+    ax[0].set_ylabel("cwnd (segments" + (", log)" if log else ")"))
     ax[1].set_ylabel("throughput (Mb/s, 100 ms bins)")
     ax[2].set_ylabel("RTT (ms, bin mean)")
-    ax[2].set_xlabel("time (s)")
+    ax[2].set_xlabel("time (s); throughput: " + THROUGHPUT_NOTE)
+    ax[2].xaxis.label.set_fontsize(8)
     for a in ax:
         a.grid(alpha=0.3)
     ax[0].legend(loc="upper right", fontsize=8)
@@ -114,10 +159,15 @@ def radio_figures(result: RunResult, out_dir: str | Path) -> list[Path]:
     obstacles = cfg.get("obstacles", [])
     fig, axes = plt.subplots(1, 2, figsize=(13, 6), constrained_layout=True)
     for k, ax in enumerate(axes):
+        named = set()
         for o in obstacles:
             (x0, y0, _), (x1, y1, _) = o["min"], o["max"]
-            color = "0.4" if o["kind"] == "building" else "tab:green"
-            ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, color=color, alpha=0.8))
+            small = (x1 - x0) * (y1 - y0) < 4.0  # the thesis' 0.5 m "trees" are opaque boxes
+            what = "foliage" if o["kind"] != "building" else ("small obstacle (tree)" if small else "building")
+            color = "tab:green" if o["kind"] != "building" or small else "0.4"
+            ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, color=color, alpha=0.8,
+                                   label=None if what in named else what))
+            named.add(what)
         ax.plot([gnb[0]], [gnb[1]], marker="^", ms=12, color="tab:red", label="gNB", ls="none")
         ax.scatter(x[los == 1], y[los == 1], s=2, color="tab:blue", label="UE, LoS")
         ax.scatter(x[los == 0], y[los == 0], s=2, color="tab:orange", label="UE, NLoS")
@@ -127,13 +177,21 @@ def radio_figures(result: RunResult, out_dir: str | Path) -> list[Path]:
             pad = 5.0
             ax.set_xlim(min(xs) - pad, max(xs) + pad)
             ax.set_ylim(min(ys) - pad, max(ys) + pad)
-        last = None
+        # time marks: one label per place (where the UE stood, the times it was there are joined:
+        # "5-9s"), so labels do not print over each other
+        marks: list[list] = []
+        near = 1.0 if k == 0 else 30.0
         for tm in np.arange(0, t[-1] + 1e-9, 5.0 if k == 0 else 10.0):
             i = min(int(np.searchsorted(t, tm)), len(t) - 1)
-            if last is not None and abs(x[i] - x[last]) + abs(y[i] - y[last]) < (1.0 if k == 0 else 30.0):
-                continue  # the UE stood still: one mark is enough
-            ax.annotate(f"{tm:g}s", (x[i], y[i]), fontsize=8, xytext=(4, 4), textcoords="offset points")
-            last = i
+            for mk in marks:
+                if abs(x[i] - x[mk[0]]) + abs(y[i] - y[mk[0]]) < near:
+                    mk[2] = tm
+                    break
+            else:
+                marks.append([i, tm, tm])
+        for i, t0, t1 in marks:
+            text = f"{t0:g}s" if t0 == t1 else f"{t0:g}-{t1:g}s"
+            ax.annotate(text, (x[i], y[i]), fontsize=8, xytext=(4, 4), textcoords="offset points")
         ax.set_aspect("equal", adjustable="box" if k == 0 else "datalim")
         ax.set_xlabel("x (m)")
         ax.set_ylabel("y (m)")
@@ -157,7 +215,8 @@ def radio_figures(result: RunResult, out_dir: str | Path) -> list[Path]:
     ax[0].set_ylabel("throughput (Mb/s)")
     ax[1].set_ylabel("RTT (ms)")
     ax[2].set_ylabel("SINR (dB)")
-    ax[2].set_xlabel("time (s)")
+    ax[2].set_xlabel("time (s); throughput: " + THROUGHPUT_NOTE)
+    ax[2].xaxis.label.set_fontsize(8)
     ax[0].legend(fontsize=8, loc="upper right")
     ax[0].set_title(f"{result.scenario.name}: throughput, RTT and SINR (NLoS shaded)")
     save(fig, "radio_overview.png")

@@ -16,10 +16,10 @@ import numpy as np  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 from .. import __version__  # noqa: E402
-from ..plots import save_figure  # noqa: E402
+from ..plots import THROUGHPUT_NOTE, algorithm_color, save_figure, scale_for_peaks, step_to_end  # noqa: E402
 from ..results import STALL_TIMEOUTS, atomic_write_bytes  # noqa: E402
 from .sweep import RunSpec, load_summaries, run_sweep  # noqa: E402
-from .tables import markdown, paired_improvement, pivot, write_table  # noqa: E402
+from .tables import markdown, paired_improvement, pivot, transpose, write_table  # noqa: E402
 
 THESIS_ALGORITHMS = ["newreno", "highspeed", "cubic", "bbr", "fbtcp", "rttv", "msscca", "mrvhs"]
 THESIS_PROPOSED = ["rttv", "msscca", "mrvhs"]
@@ -120,6 +120,51 @@ def _cond(server: str, buf: str, per: float) -> str:
     return f"{server} {buf} PER {per:g}"
 
 
+def _run_end(rows, run_id: str) -> float:
+    """Simulated end of a run (its duration), for step plots drawn to the end."""
+    return next(float(r["duration_s"]) for r in rows if r["run_id"] == run_id)
+
+
+def _min_span(ax, frac: float) -> None:
+    """Widen a y axis to at least `frac` of its centre value, so that noise of a few tenths of a
+    per cent does not fill the panel."""
+    lo, hi = ax.get_ylim()
+    mid = (lo + hi) / 2
+    half = max((hi - lo) / 2, abs(mid) * frac / 2)
+    if half > 0:
+        ax.set_ylim(mid - half, mid + half)
+
+
+def _time_figure(out: Path, runs: list[tuple[str, str]], title: str, path: Path, with_sinr: bool = True):
+    """Throughput, RTT (and the first run's downlink SINR) per 100 ms over time, one line per
+    algorithm in its colour, NLoS shaded: `runs` = [(algorithm, run_id)]."""
+    n = 3 if with_sinr else 2
+    fig, ax = plt.subplots(n, 1, figsize=(10, 2.6 * n), sharex=True, constrained_layout=True)
+    for cca, rid in runs:
+        s_ = pq.read_table(out / "runs" / rid / "series.parquet").to_pydict()
+        m = [i for i, f in enumerate(s_["flow_id"]) if f == 0]
+        t = [s_["t_s"][i] for i in m]
+        ax[0].plot(t, [s_["throughput_mbps"][i] for i in m], lw=0.8, label=cca, color=algorithm_color(cca))
+        ax[1].plot(t, [s_["rtt_mean_ms"][i] for i in m], lw=0.8, label=cca, color=algorithm_color(cca))
+    if with_sinr and runs:
+        p = out / "runs" / runs[0][1] / "radio.parquet"
+        if p.is_file():
+            rd = pq.read_table(p, columns=["t_s", "sinr_dl_db"]).to_pydict()
+            ax[2].plot(rd["t_s"], rd["sinr_dl_db"], lw=0.8, color="0.2")
+        ax[2].set_ylabel("DL SINR (dB)")
+    ax[0].set_ylabel("throughput (Mb/s)")
+    ax[1].set_ylabel("RTT (ms, log)")
+    ax[1].set_yscale("log")
+    ax[-1].set_xlabel("time (s)")
+    ax[0].legend(fontsize=7, ncol=4)
+    ax[0].set_title(title)
+    for a in ax:
+        a.grid(alpha=0.3)
+    if runs:
+        _shade_nlos(ax, out, runs[0][1])
+    return _save(fig, path)
+
+
 def thesis_specs(seeds: int, duration: str | None = None) -> list[RunSpec]:
     """Edge x 3 RLC buffers x 4 PER levels, remote (8 MiB) x 4 PER levels; 8 algorithms."""
     specs = []
@@ -152,14 +197,16 @@ def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
         rid = by.get((cca, base, seed0))
         if rid:
             c = pq.read_table(out / "runs" / rid / "cwnd.parquet").to_pydict()
-            a.step(c["t_s"], c["cwnd_segments"], where="post", lw=0.7)
+            step_to_end(a, c["t_s"], c["cwnd_segments"], _run_end(rows, rid), lw=0.7, color=algorithm_color(cca))
+            scale_for_peaks(a, c["cwnd_segments"])
             _shade_nlos(a, out, rid)
         a.set_ylabel(cca)
         a.grid(alpha=0.3)
     ax[0].set_title(f"cwnd (segments) over time, {base}")
     ax[-1].set_xlabel("time (s)")
     figs.append((_save(fig, fig_dir / "cwnd.png"),
-                 f"Congestion window (segments) of each algorithm over time, {base}, seed {seed0}; grey: NLoS."))
+                 f"Congestion window (segments) of each algorithm over time, {base}, seed {seed0}; grey: NLoS. A "
+                 "panel whose slow-start peak is over 20 times its median window has a logarithmic axis."))
     # throughput and latency vs PER, per buffer
     for metric, label, name in (("throughput_mbps", "average throughput (Mb/s)", "throughput_vs_per.png"),
                                 ("rtt_mean_ms", "average latency (ms)", "latency_vs_per.png")):
@@ -171,7 +218,8 @@ def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
                 for per in THESIS_PER:
                     v = [float(r[metric]) for r in rows if r["cca"] == cca and r["condition"] == _cond(server, buf, per)]
                     ys.append(np.mean(v) if v else np.nan)
-                a.plot(range(len(THESIS_PER)), ys, marker="o", lw=1, label=cca)
+                a.plot(range(len(THESIS_PER)), ys, marker="o", lw=1, label=cca, color=algorithm_color(cca))
+            _min_span(a, 0.2)
             a.set_xticks(range(len(THESIS_PER)), [f"{p:g}" for p in THESIS_PER])
             a.set_xlabel("PER (per byte)")
             a.set_title(f"{server}, RLC {buf}")
@@ -180,7 +228,8 @@ def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
         ax[-1].legend(fontsize=7)
         figs.append((_save(fig, fig_dir / name),
                      f"{label[0].upper()}{label[1:]} against the per-byte PER on the server link, one panel per "
-                     f"server and RLC buffer; points are means over seeds."))
+                     f"server and RLC buffer; points are means over seeds. Each panel spans at least 20 % of its "
+                     f"mean value, so differences of a few tenths of a per cent do not fill it."))
     # CDFs of per-100 ms throughput and RTT, base condition
     fig, ax = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
     for cca in THESIS_ALGORITHMS:
@@ -193,7 +242,7 @@ def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
         for a, v in ((ax[0], tp), (ax[1], rtt)):
             if v:
                 xs = np.sort(v)
-                a.plot(xs, np.arange(1, len(xs) + 1) / len(xs), lw=1, label=cca)
+                a.plot(xs, np.arange(1, len(xs) + 1) / len(xs), lw=1, label=cca, color=algorithm_color(cca))
     ax[0].set_xlabel("throughput per 100 ms (Mb/s)")
     ax[1].set_xlabel("RTT per 100 ms (ms, log scale)")
     ax[1].set_xscale("log")
@@ -211,8 +260,8 @@ def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
         rid = by.get((cca, base, seed0))
         if rid:
             s_ = pq.read_table(out / "runs" / rid / "series.parquet").to_pydict()
-            ax[0].plot(s_["t_s"], s_["throughput_mbps"], lw=0.7, label=cca)
-            ax[1].plot(s_["t_s"], s_["rtt_mean_ms"], lw=0.7, label=cca)
+            ax[0].plot(s_["t_s"], s_["throughput_mbps"], lw=0.7, label=cca, color=algorithm_color(cca))
+            ax[1].plot(s_["t_s"], s_["rtt_mean_ms"], lw=0.7, label=cca, color=algorithm_color(cca))
     ax[0].set_ylabel("throughput (Mb/s, 100 ms)")
     ax[1].set_ylabel("RTT (ms, 100 ms mean, log)")
     ax[1].set_yscale("log")
@@ -224,7 +273,7 @@ def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
     _shade_nlos(ax, out, by.get((THESIS_ALGORITHMS[0], base, seed0)))
     figs.append((_save(fig, fig_dir / "instantaneous.png"),
                  f"Throughput and mean RTT per 100 ms over time, {base}, seed {seed0}; grey: NLoS; RTT on a "
-                 "logarithmic axis."))
+                 f"logarithmic axis. Throughput is the {THROUGHPUT_NOTE}."))
     # SINR over time (the channel is the same for every algorithm of a seed)
     rid = by.get((THESIS_ALGORITHMS[0], base, seed0))
     p = out / "runs" / rid / "radio.parquet" if rid else None
@@ -261,18 +310,21 @@ def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
     for r in rows:
         r["seed"] = int(r["seed"])
     conds = [_cond("edge", b, p) for b in THESIS_BUFFERS for p in THESIS_PER] + [_cond("remote", "8MiB", p) for p in THESIS_PER]
-    tp = pivot(rows, "throughput_mbps", "cca", "condition", THESIS_ALGORITHMS, conds)
-    lat = pivot(rows, "rtt_mean_ms", "cca", "condition", THESIS_ALGORITHMS, conds)
-    dup = pivot(rows, "dupack_ratio", "cca", "condition", THESIS_ALGORITHMS, conds)
-    sections = [("Average throughput (Mb/s)", "throughput", tp, "{:.1f}"),
-                ("Average latency: mean RTT (ms)", "latency", lat, "{:.2f}"),
-                ("Duplicate-ACK ratio", "dupack_ratio", dup, "{:.4f}")]
+    # the thesis' layout: PER rows inside buffer groups, one column per algorithm
+    tp = transpose(pivot(rows, "throughput_mbps", "cca", "condition", THESIS_ALGORITHMS, conds))
+    lat = transpose(pivot(rows, "rtt_mean_ms", "cca", "condition", THESIS_ALGORITHMS, conds))
+    dup = transpose(pivot(rows, "dupack_ratio", "cca", "condition", THESIS_ALGORITHMS, conds))
+    sections = [("Average throughput (Mb/s)", "throughput", tp, "{:.1f}", "condition"),
+                ("Average latency: mean RTT (ms)", "latency", lat, "{:.2f}", "condition"),
+                ("Duplicate-ACK ratio", "dupack_ratio", dup, "{:.4f}", "condition")]
     bench = [a for a in THESIS_ALGORITHMS if a not in THESIS_PROPOSED]
     for x in THESIS_PROPOSED:
         sections.append((f"Throughput improvement of {x} over each benchmark (%)", f"improvement_throughput_{x}",
-                         paired_improvement(rows, "throughput_mbps", x, bench, "condition", conds, False), "{:.1f}"))
+                         transpose(paired_improvement(rows, "throughput_mbps", x, bench, "condition", conds, False)),
+                         "{:.1f}", "condition"))
         sections.append((f"Latency improvement of {x} over each benchmark (%)", f"improvement_latency_{x}",
-                         paired_improvement(rows, "rtt_mean_ms", x, bench, "condition", conds, True), "{:.1f}"))
+                         transpose(paired_improvement(rows, "rtt_mean_ms", x, bench, "condition", conds, True)),
+                         "{:.1f}", "condition"))
     figs = _figures(rows, out, out / "figures")
     return _report(out, "Reproduction: Alramli thesis, urban 28 GHz scenario (family T)",
                    f"{len(rows)} runs ({seeds} seed(s): 1..{seeds}). Conditions: edge server (10 ms) with RLC "
@@ -303,9 +355,10 @@ def _report(out: Path, title: str, intro: str, sections, figs, meta: dict, count
              "<h2>Definitions</h2><dl>" + "".join(f"<dt>{html.escape(k)}</dt><dd>{_inline(v)}</dd>"
                                                    for k, v in COMMON_DEFINITIONS + FAMILY_DEFINITIONS.get(family, []))
              + "</dl>"]
-    for t, stem, table, fmt in sections:
-        write_table(table, "algorithm", out / "tables" / stem, fmt)
-        parts.append(f"<h2>{html.escape(t)}</h2>" + _md_to_html(markdown(table, "algorithm", fmt)))
+    for t, stem, table, fmt, *corner in sections:
+        corner = corner[0] if corner else "algorithm"
+        write_table(table, corner, out / "tables" / stem, fmt)
+        parts.append(f"<h2>{html.escape(t)}</h2>" + _md_to_html(markdown(table, corner, fmt)))
         parts.append(f'<p><a href="tables/{stem}.csv">CSV</a> · <a href="tables/{stem}.md">Markdown</a></p>')
     if figs:
         parts.append("<h2>Figures</h2>")
@@ -318,7 +371,7 @@ def _report(out: Path, title: str, intro: str, sections, figs, meta: dict, count
         parts.append("<h2>Failed runs</h2><ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in failed) + "</ul>")
     parts.append("<h2>Run parameters</h2><pre>" + html.escape(json.dumps(meta, indent=1)) + "</pre>")
     style = ("<style>body{font-family:sans-serif;max-width:1200px;margin:auto}.wide{overflow-x:auto}"
-             "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;"
+             "table{border-collapse:collapse;font-size:11px}td,th{border:1px solid #ccc;padding:2px 4px;"
              "text-align:right;white-space:nowrap}img{max-width:100%}dt{font-weight:bold}"
              "figcaption{font-size:13px;color:#333}</style>")
     doc = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>{style}</head>"
@@ -361,6 +414,22 @@ def _rows_for(out: Path, specs) -> list[dict]:
 MMSTCP_ALGORITHMS = ["scalable", "mmstcp", "cubic", "highspeed", "htcp", "yeah"]
 
 
+def _bars_with_seeds(ax, rows, metric: str, algorithms: list[str], conds: list[str], key: str) -> None:
+    """Grouped bars (mean over seeds) per condition, one colour per algorithm, with every seed's
+    value as a point on its bar."""
+    w = 0.8 / len(algorithms)
+    x = np.arange(len(conds))
+    for i, a in enumerate(algorithms):
+        vals = [[float(r[metric]) for r in rows if r[key] == a and r["condition"] == c] for c in conds]
+        ax.bar(x + i * w, [np.mean(v) if v else np.nan for v in vals], width=w, label=a, color=algorithm_color(a),
+               alpha=0.75)
+        for j, v in enumerate(vals):
+            ax.plot([x[j] + i * w] * len(v), v, "o", ms=3, color="black", zorder=3)
+    ax.set_xticks(x + w * (len(algorithms) - 1) / 2, conds)
+    ax.legend(fontsize=7, ncol=4)
+    ax.grid(alpha=0.3, axis="y")
+
+
 def reproduce_mmstcp(out_dir: str | Path, *, seeds: int = 3, quick: bool = False, workers: int | None = None,
                      duration: str | None = None, backend: str = "local", address: str | None = None) -> Path:
     """Kim & Cho (mmS-TCP, 2022): SINR scenarios 1-3 (single flow), 2-flow inter-protocol and
@@ -395,16 +464,18 @@ def reproduce_mmstcp(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
                  "dupack_ratio_first_3s", dup3, "{:.4f}"),
                 ("Inter-protocol fairness: Jain's index of two flows", "jain_2flows", j2, "{:.3f}"),
                 ("Intra-protocol fairness: Jain's index of five flows", "jain_5flows", j5, "{:.3f}")]
-    fig, ax = plt.subplots(figsize=(8, 3.5), constrained_layout=True)
-    x = np.arange(len(conds))
-    for i, a in enumerate(MMSTCP_ALGORITHMS):
-        ax.bar(x + i * 0.13, tp[2][i], width=0.13, label=a)
-    ax.set_xticks(x + 0.33, conds)
-    ax.set_ylabel("average throughput (Mb/s)")
-    ax.legend(fontsize=7, ncol=3)
-    ax.grid(alpha=0.3, axis="y")
-    figs = [(_save(fig, out / "figures" / "throughput.png"),
-             "Average throughput of each algorithm per SINR scenario (means over seeds).")]
+    figs = []
+    for metric, label, name, caption in (
+            ("throughput_mbps", "average throughput (Mb/s)", "throughput.png",
+             "Average throughput of each algorithm per SINR scenario: bars are means over seeds, points every "
+             "seed (a run stuck at one segment per timeout shows as a low point; see Stalled runs)."),
+            ("dupack_per_packet", "duplicate-ACK ratio", "dupack_ratio.png",
+             "Duplicate-ACK ratio (whole run, the paper's definition) of each algorithm per SINR scenario: bars "
+             "are means over seeds, points every seed.")):
+        fig, ax = plt.subplots(figsize=(8, 3.5), constrained_layout=True)
+        _bars_with_seeds(ax, rows, metric, MMSTCP_ALGORITHMS, conds, "cca")
+        ax.set_ylabel(label)
+        figs.append((_save(fig, out / "figures" / name), caption))
     return _report(out, "Reproduction: Kim & Cho, mmS-TCP (family M)",
                    "SINR scenarios driven by SINR schedules (radio model), CoDel on the 4 MB RLC buffer, MinRTO "
                    "200 ms, 15 s (30 s for five flows).", sections, figs,
@@ -464,23 +535,29 @@ def reproduce_dtcp(out_dir: str | Path, *, seeds: int = 3, quick: bool = False, 
                      "improvement_throughput_dtcp_sinr",
                      paired_improvement(mm_rows, "throughput_mbps", DTCP_WITH_FEED, DTCP_ALGORITHMS, "condition", mcols,
                                         False, row_key="algorithm"), "{:.1f}"))
-    fig, ax = plt.subplots(1, 2, figsize=(11, 3.5), constrained_layout=True)
-    for a_i, a in enumerate(mm_algs):
-        ax[0].bar(np.arange(len(mcols)) + a_i * 0.1, tp[2][a_i], width=0.1, label=a)
+    fig, ax = plt.subplots(1, 2, figsize=(12, 3.8), constrained_layout=True)
+    _bars_with_seeds(ax[0], mm_rows, "throughput_mbps", mm_algs, mcols, "algorithm")
+    wt = sections[2][2]
     for a_i, a in enumerate(DTCP_ALGORITHMS):
-        wt = sections[2][2]
-        ax[1].plot(range(len(wcols)), wt[2][a_i], marker="o", lw=1, label=a)
-    ax[0].set_xticks(np.arange(len(mcols)) + 0.33, mcols)
+        ax[1].plot(range(len(wcols)), wt.values[a_i], marker="o", lw=1, label=a, color=algorithm_color(a))
     ax[0].set_ylabel("average throughput (Mb/s)")
     ax[1].set_xticks(range(len(wcols)), wcols, rotation=30, fontsize=7)
     ax[1].set_ylabel("average throughput (Mb/s)")
     ax[1].legend(fontsize=7)
-    for a in ax:
-        a.grid(alpha=0.3)
+    ax[1].grid(alpha=0.3)
     figs = [(_save(fig, out / "figures" / "throughput.png"),
              "Left: average throughput per mmWave scenario, D-TCP with and without its SINR feed and the "
-             "benchmarks. Right: average throughput over the wired bottleneck per rate and random loss. Means over "
-             "seeds.")]
+             "benchmarks (bars: means over seeds, points: every seed). Right: average throughput over the wired "
+             "bottleneck per rate and random loss, means over seeds. Colours: one per algorithm, the same in "
+             "both panels and every report.")]
+    seed0 = min(int(r["seed"]) for r in mm_rows)
+    runs = [(a, r["run_id"]) for a in mm_algs for r in mm_rows
+            if r["algorithm"] == a and r["condition"] == "mmWave 2" and int(r["seed"]) == seed0]
+    figs.append((_time_figure(out, runs, "mmWave scenario 2: throughput, RTT and SINR per 100 ms",
+                              out / "figures" / "time_mmwave2.png"),
+                 f"mmWave scenario 2 (LoS, a long NLoS with outage, LoS again), seed {seed0}: throughput and mean RTT "
+                 f"per 100 ms of each algorithm and the downlink SINR; grey: NLoS. Throughput is the "
+                 f"{THROUGHPUT_NOTE}."))
     return _report(out, "Reproduction: Kanagarathinam et al., NexGen D-TCP (family D)",
                    "mmWave scenarios (geometry: small buildings, large buildings, vehicular), the wired bottleneck "
                    "(RTT 40 ms, 100-packet queue) at 1 and 5 Mb/s with random loss, and fairness. In the mmWave "
@@ -521,7 +598,9 @@ def reproduce_siddiqui(out_dir: str | Path, *, seeds: int = 3, quick: bool = Fal
                     if r["algorithm"] == cca and r["condition"] == "1a" and int(r["seed"]) == seed0), None)
         if rid:
             c = pq.read_table(out / "runs" / rid / "cwnd.parquet").to_pydict()
-            a.step(c["t_s"], np.asarray(c["cwnd_bytes"]) / 1e6, where="post", lw=0.7)
+            step_to_end(a, c["t_s"], np.asarray(c["cwnd_bytes"]) / 1e6, _run_end(rows, rid), lw=0.7,
+                        color=algorithm_color(cca))
+            scale_for_peaks(a, c["cwnd_bytes"])
             _shade_nlos(a, out, rid)
         a.set_ylabel(f"{cca}\ncwnd (MB)", fontsize=8)
         a.grid(alpha=0.3)
@@ -530,6 +609,12 @@ def reproduce_siddiqui(out_dir: str | Path, *, seeds: int = 3, quick: bool = Fal
     figs = [(_save(fig, out / "figures" / "cwnd_1a.png"),
              f"Scenario 1a: congestion window (MB) of each algorithm over time, seed {seed0}; grey: NLoS behind "
              "the building.")]
+    runs = [(a, r["run_id"]) for a in SIDDIQUI_ALGORITHMS for r in rows
+            if r["algorithm"] == a and r["condition"] == "1a" and int(r["seed"]) == seed0]
+    figs.append((_time_figure(out, runs, "scenario 1a: throughput, RTT and SINR per 100 ms",
+                              out / "figures" / "time_1a.png"),
+                 f"Scenario 1a, seed {seed0}: uplink throughput and mean RTT per 100 ms of each algorithm and the "
+                 f"downlink SINR; grey: NLoS behind the building. Throughput is the {THROUGHPUT_NOTE}."))
     return _report(out, "Reproduction: Siddiqui & Chau, ICUFN 2021 (family S)",
                    "Uplink bulk TCP (UE to remote host) at 28 GHz, set up from the co-author's public ns3-mmwave "
                    "scripts: MSS 1000 B (application writes of 900 / 1000 B at 1 Gb/s), 5 MiB socket buffers, RLC AM "

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from ..results import atomic_write_bytes
 
-__all__ = ["Pivot", "pivot", "paired_improvement", "throughput_improvement", "latency_improvement", "write_table",
+__all__ = ["Pivot", "pivot", "transpose", "paired_improvement", "throughput_improvement", "latency_improvement", "write_table",
            "markdown"]
 
 
@@ -48,6 +48,13 @@ def pivot(rows: list[dict], metric: str, row_key: str, col_key: str, rows_order=
         return [[f(acc[(a, c)]) if (a, c) in acc else nan for c in cl] for a in rl]
 
     return Pivot(rl, cl, grid(lambda v: sum(v) / len(v)), grid(min), grid(max), grid(len))
+
+
+def transpose(table: Pivot) -> Pivot:
+    """The same cells with rows and columns swapped (e.g. conditions as rows, one column per
+    algorithm, as the thesis lays out its tables)."""
+    t = lambda g: [list(col) for col in zip(*g)] if g else []  # noqa: E731
+    return Pivot(table.cols, table.rows, t(table.values), t(table.lo), t(table.hi), t(table.n))
 
 
 def paired_improvement(rows: list[dict], metric: str, of: str, over: list[str], col_key: str, cols: list,

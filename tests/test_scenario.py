@@ -215,3 +215,24 @@ def test_rate_trace_scale_and_offset(tmp_path):
         steps(offset="250ms")
     with pytest.raises(ScenarioError, match="rate_trace.scale"):
         steps(scale=0)
+
+
+@pytest.mark.parametrize("name", ["mmstcp-1", "mmstcp-2", "mmstcp-3", "mmstcp-fair2", "mmstcp-fair5"])
+def test_mmstcp_presets_name_the_source_of_every_sinr_level(name):
+    """The paper gives the SINR events but no levels or times: each level a preset's schedule
+    uses is named among this project's choices in its comments (or derived from one, as
+    scenario 1's event is the LoS level - 20 dB)."""
+    import re
+    from importlib.resources import files
+
+    text = (files("mmcc.presets") / f"{name}.toml").read_text()
+    comments = " ".join(line for line in text.splitlines() if line.startswith("#"))
+    assert "gives no SINR levels and no event times" in comments
+    choices = comments.split("This project's choices:", 1)[1]
+    sc = load(name)
+    levels = {s["sinr_db"] for r in sc.config["radios"] for s in r["radio"]["sinr_schedule"]}
+    los = sc.params["sinr_los_db"]
+    for level in levels:
+        if level == los - 20 and "20 dB" in comments:
+            continue
+        assert re.search(rf"(?<![\d.]){level:g} dB", choices), (name, level)

@@ -48,6 +48,7 @@ TcpFbTcp::TcpFbTcp(const TcpFbTcp& sock)
     , m_bandConverging(sock.m_bandConverging)
     , m_streak(sock.m_streak)
     , m_initialised(sock.m_initialised)
+    , m_receiverRate(sock.m_receiverRate)
 {
 }
 
@@ -73,6 +74,12 @@ void
 TcpFbTcp::SetCap(double segments)
 {
     m_wStar = segments;
+}
+
+void
+TcpFbTcp::NotifyReceiverRate(double bytesPerSecond)
+{
+    m_receiverRate = bytesPerSecond;
 }
 
 void
@@ -196,12 +203,14 @@ TcpFbTcp::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
     NS_LOG_FUNCTION(this << tcb << segmentsAcked);
     mmcc::ClosedRound closed;
     bool roundEnd = m_round.OnAck(tcb, tcb->m_lastRtt, closed);
-    if (roundEnd && m_throughput.LastRate() >= 0.0 && m_baseRtt != Time::Max())
+    // the receiver's application throughput when fed (NotifyReceiverRate, as the authors'
+    // scripts hand it over every 100 ms), else the same quantity measured from the ACKs
+    double rate = m_receiverRate >= 0.0 ? m_receiverRate : m_throughput.LastRate();
+    if (roundEnd && rate >= 0.0 && m_baseRtt != Time::Max())
     {
         // W* = running max of 1.05 throughput rtt_base / MSS
         m_wStar =
-            std::max(m_wStar.Get(),
-                     1.05 * m_throughput.LastRate() * m_baseRtt.GetSeconds() / tcb->m_segmentSize);
+            std::max(m_wStar.Get(), 1.05 * rate * m_baseRtt.GetSeconds() / tcb->m_segmentSize);
     }
     if (tcb->m_cWnd < tcb->m_ssThresh)
     {

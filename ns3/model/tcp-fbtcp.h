@@ -50,6 +50,10 @@ class TcpFbTcp : public TcpNewReno
     double Cap() const;
     /// Set the cap W* (segments).
     void SetCap(double segments);
+    /// The receiving application's throughput (bytes/s) over the last interval: W* is taken
+    /// from it instead of the ACK-measured rate (mmcc's `receiver_feed`; the authors' scripts
+    /// call their setThreshold every 100 ms with the packet sink's throughput).
+    void NotifyReceiverRate(double bytesPerSecond);
 
   private:
     enum Band
@@ -71,6 +75,7 @@ class TcpFbTcp : public TcpNewReno
     bool m_initialised{false};
     mmcc::PerRttRound m_round;
     mmcc::IntervalThroughput m_throughput{MilliSeconds(100)};
+    double m_receiverRate{-1.0}; //!< fed receiver throughput (bytes/s), -1: none
     mmcc::FractionalWindow m_window;
 };
 

@@ -91,9 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="cross-check the simulator against a reference (ns-3 or the Linux kernel)",
                        description="Run the same cases in mmcc and in the reference and report the agreement "
                                    "(mean and spread over seeds, difference, +-5 % band, cwnd overlays, speed).")
-    v.add_argument("reference", choices=["ns3", "linux"],
+    v.add_argument("reference", choices=["ns3", "linux", "mmwave"],
                    help="ns3: the simulator against ns-3 (Debian's libns3-dev); linux: the `linux` profile against "
-                        "the kernel on this machine (the testbed, root)")
+                        "the kernel on this machine (the testbed, root); mmwave: the thesis presets against "
+                        "ns3-mmwave (stored runs in validation/mmwave-runs; new ones with --runner)")
     v.add_argument("--quick", action="store_true", help="a small subset (a few minutes)")
     v.add_argument("--seeds", type=int, help="seeds per case (ns3: default 5, --quick 4; linux: repetitions, default 1)")
     v.add_argument("--duration", type=float, help="seconds per run (ns3: default 20; linux: 15, --quick 10)")
@@ -105,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--loss", help="comma-separated per-packet loss rates (default: 0,1e-5,1e-4,1e-3)")
     v.add_argument("--workers", type=int, help="parallel runs (default: all cores)")
     v.add_argument("--out", default="out/validate-ns3", help="output folder (resumable)")
+    v.add_argument("--buffer", help="mmwave: comma-separated edge RLC buffers in MiB (default: 0.25,2.5,20)")
+    v.add_argument("--per", help="mmwave: comma-separated per-byte error rates (default: 0,1e-7)")
+    v.add_argument("--server", help="mmwave: edge, remote or both (default: both)")
+    v.add_argument("--runner", help="mmwave: the built mmcc-mmwave-runner, to run the cases not stored yet "
+                                    "(ns3/mmwave-oracle/Makefile)")
+    v.add_argument("--ns3-mmwave", dest="ns3_mmwave", help="mmwave: the built ns3-mmwave tree the runner runs in")
     v.add_argument("--store", help="ns3: a folder of ns-3 results kept between checkouts (e.g. validation/ns3-runs, "
                                    "the runs behind docs/validation.md): results of this runner build found there "
                                    "are reused, new ones are added to it")
@@ -513,7 +520,36 @@ def _cmd_testbed(a) -> int:
     return 0
 
 
+def _split(text: str | None, conv, what: str):
+    try:
+        return [conv(x.strip()) for x in text.split(",")] if text else None
+    except ValueError:
+        raise ValueError(f"validate: {what} {text!r}: expected comma-separated values") from None
+
+
+def _cmd_validate_mmwave(a) -> int:
+    from .experiments import validate_mmwave as vm
+
+    out = a.out if a.out != "out/validate-ns3" else "out/validate-mmwave"
+    store = a.store or vm.STORE
+    picked = any(x is not None for x in (a.cca, a.buffer, a.per, a.server, a.duration, a.seeds))
+    cases = vm.matrix(_split(a.cca, str, "--cca"), _split(a.buffer, float, "--buffer"), _split(a.per, float, "--per"),
+                      _split(a.server, str, "--server"), a.seeds or 1, a.duration or 12.0) if picked else None
+    if (a.runner is None) != (a.ns3_mmwave is None):
+        raise ValueError("validate mmwave: --runner and --ns3-mmwave go together (the runner runs in the tree)")
+    res = vm.run_validation(out, cases=cases, store=store, runner=a.runner, tree=a.ns3_mmwave, workers=a.workers)
+    print(f"{res['cases']} cases: goodput within +-10 % in {100 * res['goodput_within_10pct']:.0f} %; per-phase "
+          f"SINR within +-2 dB in {100 * res['phase_sinr_within_2db']:.0f} % and throughput within +-10 % in "
+          f"{100 * res['phase_thr_within_10pct']:.0f} % of phases; report: {out}/report.md")
+    return 0
+
+
 def _cmd_validate(a) -> int:
+    if a.reference == "mmwave":
+        return _cmd_validate_mmwave(a)
+    for opt in ("buffer", "per", "server", "runner", "ns3_mmwave"):
+        if getattr(a, opt) is not None:
+            raise ValueError(f"validate {a.reference}: --{opt.replace('_', '-')} is for validate mmwave")
     if a.reference == "linux":
         if a.store:
             raise ValueError("validate linux: --store is for ns3 (the kernel side is run each time)")

@@ -1,0 +1,363 @@
+"""`mmcc validate mmwave`: the thesis' radio path in mmcc against ns3-mmwave itself.
+
+The reference is ns3-mmwave at the commit the thesis' public scripts compile against (the parent
+of the commit that removed `BuildingsObstaclePropagationLossModel`, REFERENCE_COMMIT), running
+`ns3/mmwave-oracle/mmcc-mmwave-runner.cc`: the authors' urban set-up (geometry, mobility, RLC AM
+buffer, per-byte errors on the PGW link, MinRto 1 s, 1400-byte segments, the 1 Gb/s source,
+10 ms or 40 ms to the server) written for mmcc from their scripts. mmcc runs the presets
+`thesis-edge` and `thesis-remote` with the same parameters.
+
+Each case is compared per phase of the UE's trajectory (PHASES: still at the start, walk, the
+stop behind a tree, walk, the stop behind the building, walk, drive away) and over the whole
+run: mean SINR (dB), throughput, RTT; retransmitted bytes, fast retransmits and timeouts. The
+agreement bands: per-phase mean SINR within +-2 dB, per-phase throughput and whole-run goodput
+within +-10 %.
+
+ns3-mmwave runs at about a sixth of real time here, so its runs are kept: each in
+`validation/mmwave-runs/<case>/` (flows.csv, series.csv, radio.csv.gz, drops.csv, meta.json), and
+every stored case is compared again in `make test`. With `--runner` (and the ns3-mmwave tree it
+runs in) the cases not stored yet are run and stored.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import os
+import subprocess
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..results import atomic_write_bytes, write_csv_rows
+
+ROOT = Path(__file__).resolve().parents[3]
+STORE = ROOT / "validation" / "mmwave-runs"
+RUNNER_SOURCE = ROOT / "ns3" / "mmwave-oracle" / "mmcc-mmwave-runner.cc"
+#: ns3-mmwave (nyuwireless-unipd) at the parent of b06eeb48 ("Update the channel models", June
+#: 2020, which removed the obstacle model the thesis' scripts name)
+REFERENCE_COMMIT = "cbfb03d06c15aa82d0297a105bb373db88d1bb5c"
+#: server -> (preset, one-way delay of the server link in ms)
+SERVERS = {"edge": ("thesis-edge", 10.0), "remote": ("thesis-remote", 40.0)}
+#: the UE's trajectory in the thesis' scripts: (name, from s, to s)
+PHASES = [("start (still)", 0.1, 1.0), ("walk", 1.0, 5.3), ("tree stop", 5.3, 9.0), ("walk 2", 9.0, 26.0),
+          ("building stop", 26.0, 30.0), ("walk 3", 30.0, 35.0), ("drive away", 35.0, 60.0)]
+SINR_BAND_DB = 2.0
+THROUGHPUT_BAND = 0.10
+#: algorithms the runner maps (ns-3's classes at the reference commit; no TcpBbr there)
+RUNNER_ALGORITHMS = ["newreno", "highspeed", "cubic", "rttv", "fbtcp", "msscca", "mrvhs", "scalable", "westwood", "vegas",
+                     "yeah", "htcp", "hybla", "bic"]
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Case:
+    cca: str
+    server: str
+    rlc_buffer_mib: float
+    per: float
+    seed: int
+    duration_s: float
+
+    @property
+    def key(self) -> str:
+        return f"{self.cca}-{self.server}-{self.rlc_buffer_mib:g}MiB-{self.per:g}-s{self.seed}-{self.duration_s:g}s"
+
+    @classmethod
+    def from_key(cls, key: str) -> "Case":
+        cca, server, buf, rest = key.split("-", 3)
+        per, seed, dur = rest.rsplit("-", 2)
+        return cls(cca, server, float(buf.removesuffix("MiB")), float(per), int(seed[1:]), float(dur[:-1]))
+
+
+def matrix(ccas=None, buffers=None, pers=None, servers=None, seeds=1, duration=12.0) -> list[Case]:
+    """Edge cases for each buffer x PER, remote cases (8 MiB) for each PER."""
+    ccas = ccas or ["newreno", "cubic", "highspeed"]
+    for c in ccas:
+        if c not in RUNNER_ALGORITHMS:
+            raise ValueError(f"validate mmwave: {c!r} is not mapped by the ns3-mmwave runner; allowed: "
+                             f"{', '.join(RUNNER_ALGORITHMS)}")
+    servers = servers or ["edge", "remote"]
+    for s in servers:
+        if s not in SERVERS:
+            raise ValueError(f"validate mmwave: server {s!r}; allowed: edge, remote")
+    pers = [0.0, 1e-7] if pers is None else pers
+    for p in pers:
+        if not 0.0 <= p < 1e-3:
+            raise ValueError(f"validate mmwave: per {p!r} is out of range; allowed: 0 <= per < 1e-3 (per byte)")
+    if not 0.5 <= duration <= 60.0:
+        raise ValueError(f"validate mmwave: duration {duration!r} s is out of range; allowed: 0.5..60 s")
+    out = []
+    for s in servers:
+        for b in (buffers or [0.25, 2.5, 20.0]) if s == "edge" else [8.0]:
+            out += [Case(c, s, b, p, k, duration) for c in ccas for p in pers for k in range(1, seeds + 1)]
+    return out
+
+
+def stored_cases(store: Path = STORE) -> list[Case]:
+    return sorted((Case.from_key(p.name) for p in store.glob("*") if (p / "flows.csv").is_file()),
+                  key=lambda c: c.key)
+
+
+# ---- the two sides --------------------------------------------------------------------------
+
+def _csv(text: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def _num(x: str) -> float:
+    return float(x) if x not in ("", None) else float("nan")
+
+
+def read_reference(d: Path) -> dict:
+    """A stored (or fresh) ns3-mmwave run as the comparison reads it."""
+    flows = _csv((d / "flows.csv").read_text())
+    if len(flows) != 1:
+        raise ValueError(f"{d}/flows.csv: expected one flow row, got {len(flows)}")
+    f = flows[0]
+    series = _csv((d / "series.csv").read_text())
+    radio_path = d / "radio.csv.gz"
+    radio = _csv(gzip.decompress(radio_path.read_bytes()).decode() if radio_path.exists()
+                 else (d / "radio.csv").read_text())
+    return {"delivered_bytes": int(f["delivered_bytes"]), "retx_bytes": int(f["retx_bytes"]),
+            "fast_retransmits": int(f["fast_retransmits"]), "rtos": int(f["rtos"]),
+            "error_drops": int(f["error_drops"]), "cpu_s": float(f["cpu_s"]),
+            "t_s": np.array([_num(r["t_s"]) for r in series]),
+            "throughput_mbps": np.array([_num(r["throughput_mbps"]) for r in series]),
+            "rtt_ms": np.array([_num(r["rtt_ms"]) for r in series]),
+            "cwnd_bytes": np.array([_num(r["cwnd_bytes"]) for r in series]),
+            "radio_t_s": np.array([int(r["t_ms"]) / 1e3 for r in radio]),
+            "sinr_db": np.array([_num(r["sinr_db"]) for r in radio]),
+            "mcs": np.array([_num(r["mcs_mean"]) for r in radio])}
+
+
+def run_reference(case: Case, runner: Path, tree: Path, dest: Path) -> Path:
+    """Run ns3-mmwave for a case (from its tree) and keep the run in `dest/<case>/`."""
+    d = dest / case.key
+    work = d.with_name(d.name + ".tmp")
+    work.mkdir(parents=True, exist_ok=True)
+    args = [str(runner), f"--cca={case.cca}", f"--rlcBuffer={round(case.rlc_buffer_mib * MIB)}",
+            f"--per={case.per!r}", f"--serverDelayMs={SERVERS[case.server][1]:g}",
+            f"--simTime={case.duration_s:g}", f"--seed={case.seed}", f"--out={work.resolve()}"]
+    t0 = time.perf_counter()
+    p = subprocess.run(args, cwd=tree, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"ns3-mmwave runner failed for {case.key}: {(p.stderr or p.stdout).strip()[-800:]}")
+    radio = work / "radio.csv"
+    (work / "radio.csv.gz").write_bytes(gzip.compress(radio.read_bytes(), mtime=0))
+    radio.unlink()
+    meta = {"case": asdict(case), "ns3_mmwave_commit": REFERENCE_COMMIT, "runner_sha256": runner_fingerprint(),
+            "wall_s": round(time.perf_counter() - t0, 1), "command": " ".join(["mmcc-mmwave-runner", *args[1:-1]])}
+    (work / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    if d.exists():
+        for p_ in d.iterdir():
+            p_.unlink()
+        d.rmdir()
+    work.rename(d)
+    return d
+
+
+def runner_fingerprint() -> str:
+    return hashlib.sha256(RUNNER_SOURCE.read_bytes()).hexdigest()[:16]
+
+
+def run_mmcc(case: Case) -> dict:
+    from ..results import run
+    from ..scenario import load
+
+    preset, _ = SERVERS[case.server]
+    t0 = time.perf_counter()
+    r = run(load(preset), cca=case.cca, seed=case.seed, duration=f"{case.duration_s}s",
+            params={"rlc_buffer": f"{case.rlc_buffer_mib}MiB", "per": case.per})
+    wall = time.perf_counter() - t0
+    f = r.flows.to_pydict()
+    s = r.series.to_pydict()
+    rad = r.tables["radio"].to_pydict()
+    keep = [i for i, rid in enumerate(rad["radio_id"]) if rid == 0]
+    return {"delivered_bytes": int(f["delivered_bytes"][0]), "retx_bytes": int(sum(s["retx_bytes"])),
+            "fast_retransmits": int(f["fast_retransmits"][0]), "rtos": int(f["rtos"][0]),
+            "error_drops": int(f["drops_error_model"][0]), "wall_s": wall,
+            "t_s": np.array(s["t_s"]), "throughput_mbps": np.array(s["throughput_mbps"]),
+            "rtt_ms": np.array(s["rtt_mean_ms"], dtype=float), "cwnd_bytes": np.array(s["cwnd_bytes"], dtype=float),
+            "radio_t_s": np.array([rad["t_s"][i] for i in keep]),
+            "sinr_db": np.array([rad["sinr_dl_db"][i] for i in keep])}
+
+
+# ---- comparison -------------------------------------------------------------------------------
+
+def _mean_in(t: np.ndarray, v: np.ndarray, a: float, b: float) -> float:
+    m = (t >= a) & (t < b) & np.isfinite(v)
+    return float(v[m].mean()) if m.any() else float("nan")
+
+
+def _rel(ours: float, ref: float) -> float:
+    return (ours - ref) / ref if ref > 0 else float("nan")
+
+
+def compare(case: Case, ref: dict, ours: dict) -> dict:
+    """Per phase (within the run) and whole-run figures of both sides, with the bands."""
+    T = case.duration_s
+    phases = []
+    for name, a, b in PHASES:
+        b = min(b, T)
+        if b - a < 0.3:
+            continue
+        sinr_ref, sinr_ours = (_mean_in(x["radio_t_s"], x["sinr_db"], a, b) for x in (ref, ours))
+        thr_ref, thr_ours = (_mean_in(x["t_s"], x["throughput_mbps"], a, b) for x in (ref, ours))
+        rtt_ref, rtt_ours = (_mean_in(x["t_s"], x["rtt_ms"], a, b) for x in (ref, ours))
+        d_sinr, d_thr = sinr_ours - sinr_ref, _rel(thr_ours, thr_ref)
+        phases.append({"phase": name, "from_s": a, "to_s": b, "sinr_ns3_db": sinr_ref, "sinr_mmcc_db": sinr_ours,
+                       "sinr_diff_db": d_sinr, "sinr_ok": bool(abs(d_sinr) <= SINR_BAND_DB),
+                       "mcs_ns3": _mean_in(ref["radio_t_s"], ref["mcs"], a, b),
+                       "thr_ns3_mbps": thr_ref, "thr_mmcc_mbps": thr_ours, "thr_diff_pct": 100 * d_thr,
+                       "thr_ok": bool(abs(d_thr) <= THROUGHPUT_BAND),
+                       "rtt_ns3_ms": rtt_ref, "rtt_mmcc_ms": rtt_ours})
+    g_ref, g_ours = (x["delivered_bytes"] * 8 / T / 1e6 for x in (ref, ours))
+    d = _rel(g_ours, g_ref)
+    return {"case": case.key, **asdict(case), "goodput_ns3_mbps": g_ref, "goodput_mmcc_mbps": g_ours,
+            "goodput_diff_pct": 100 * d, "goodput_ok": bool(abs(d) <= THROUGHPUT_BAND),
+            "retx_ns3_bytes": ref["retx_bytes"], "retx_mmcc_bytes": ours["retx_bytes"],
+            "fast_retransmits_ns3": ref["fast_retransmits"], "fast_retransmits_mmcc": ours["fast_retransmits"],
+            "rtos_ns3": ref["rtos"], "rtos_mmcc": ours["rtos"],
+            "error_drops_ns3": ref["error_drops"], "error_drops_mmcc": ours["error_drops"],
+            "ns3_cpu_s": ref.get("cpu_s"), "mmcc_wall_s": ours.get("wall_s"), "phases": phases}
+
+
+def _compare_one(case: Case, store: str) -> dict:
+    return compare(case, read_reference(Path(store) / case.key), run_mmcc(case))
+
+
+def run_validation(out_dir, *, cases: list[Case] | None = None, store: str | Path = STORE,
+                   runner: str | Path | None = None, tree: str | Path | None = None, workers: int | None = None,
+                   progress: bool = True) -> dict:
+    """Compare every case (default: every stored reference run). With `runner` and `tree`, cases
+    without a stored reference run in ns3-mmwave first and are stored."""
+    import sys
+
+    out, store = Path(out_dir), Path(store)
+    cases = cases if cases is not None else stored_cases(store)
+    if not cases:
+        raise ValueError(f"validate mmwave: no stored ns3-mmwave run in {store}; name cases (--cca, --buffer, --per, "
+                         f"--server, --duration) and give --runner and --ns3-mmwave to run them")
+    missing = [c for c in cases if not (store / c.key / "flows.csv").is_file()]
+    if missing and runner is None:
+        raise ValueError(f"validate mmwave: no stored ns3-mmwave run for {missing[0].key} (and {len(missing) - 1} "
+                         f"more); give --runner and --ns3-mmwave to run them, or leave out --cca/--duration to "
+                         f"compare the {len(stored_cases(store))} stored cases")
+    workers = workers or os.cpu_count() or 1
+    if missing:
+        runner, tree = Path(runner).resolve(), Path(tree or ".").resolve()
+        with ProcessPoolExecutor(max_workers=workers) as ex:
+            futs = [ex.submit(run_reference, c, runner, tree, store) for c in missing]
+            for i, f in enumerate(as_completed(futs), 1):
+                f.result()
+                if progress:
+                    sys.stderr.write(f"\rns3-mmwave: {i}/{len(missing)} runs   ")
+        if progress:
+            sys.stderr.write("\n")
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        rows = list(ex.map(_compare_one, cases, [str(store)] * len(cases)))
+    return write_report(out, rows, store)
+
+
+def summary(rows: list[dict]) -> dict:
+    ph = [p for r in rows for p in r["phases"]]
+    frac = lambda xs: float(np.mean(xs)) if xs else float("nan")  # noqa: E731
+    return {"cases": len(rows), "goodput_within_10pct": frac([r["goodput_ok"] for r in rows]),
+            "phase_sinr_within_2db": frac([p["sinr_ok"] for p in ph if np.isfinite(p["sinr_diff_db"])]),
+            "phase_thr_within_10pct": frac([p["thr_ok"] for p in ph if np.isfinite(p["thr_diff_pct"])])}
+
+
+def agreement_markdown(rows: list[dict]) -> str:
+    """The agreement table docs/validation.md quotes (a test checks it is current)."""
+    s = summary(rows)
+    lines = [f"{s['cases']} cases. Whole-run goodput within +-10 %: {100 * s['goodput_within_10pct']:.0f} % of cases; "
+             f"per-phase mean SINR within +-2 dB: {100 * s['phase_sinr_within_2db']:.0f} % of phases; per-phase "
+             f"throughput within +-10 %: {100 * s['phase_thr_within_10pct']:.0f} % of phases.", "",
+             "| case | goodput ns3-mmwave / mmcc Mb/s | diff % | timeouts | fast rtx | phase: SINR ns3-mmwave / mmcc dB; "
+             "throughput ns3-mmwave / mmcc Mb/s |", "| --- | --- | --- | --- | --- | --- |"]
+    for r in sorted(rows, key=lambda r: r["case"]):
+        ph = "; ".join(f"{p['phase']}: {p['sinr_ns3_db']:.1f} / {p['sinr_mmcc_db']:.1f}, "
+                       f"{p['thr_ns3_mbps']:.0f} / {p['thr_mmcc_mbps']:.0f}" for p in r["phases"])
+        lines.append(f"| {r['case']} | {r['goodput_ns3_mbps']:.1f} / {r['goodput_mmcc_mbps']:.1f} | "
+                     f"{r['goodput_diff_pct']:+.1f} | {r['rtos_ns3']} / {r['rtos_mmcc']} | "
+                     f"{r['fast_retransmits_ns3']} / {r['fast_retransmits_mmcc']} | {ph} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(out: Path, rows: list[dict], store: Path = STORE) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    flat = [{k: v for k, v in r.items() if k != "phases"} for r in rows]
+    write_csv_rows(out / "cases.csv", flat)
+    write_csv_rows(out / "phases.csv", [{"case": r["case"], **p} for r in rows for p in r["phases"]])
+    text = ["# mmcc (thesis presets) vs ns3-mmwave " + REFERENCE_COMMIT[:8], "",
+            "Per phase of the UE's trajectory and over the whole run. Bands: per-phase mean SINR within +-2 dB, "
+            "per-phase throughput and whole-run goodput within +-10 % of ns3-mmwave's.", "", agreement_markdown(rows)]
+    atomic_write_bytes(out / "report.md", "\n".join(text).encode())
+    _overlays(out, rows, store)
+    return {**summary(rows), "rows": rows}
+
+
+def _overlays(out: Path, rows: list[dict], store: Path) -> None:
+    """SINR and throughput over time, both simulators, one figure per case."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..plots import save_figure
+
+    for r in rows:
+        case = Case(r["cca"], r["server"], r["rlc_buffer_mib"], r["per"], r["seed"], r["duration_s"])
+        ref, ours = read_reference(store / case.key), run_mmcc(case)
+        fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 5), sharex=True, constrained_layout=True)
+        for x, label, style in ((ref, "ns3-mmwave", "-"), (ours, "mmcc", "--")):
+            t, v = x["radio_t_s"], x["sinr_db"]
+            m = np.isfinite(v)
+            # 10 ms means, so the two lines stay readable
+            k = (t[m] * 100).astype(int)
+            if len(k):
+                sums, n = np.bincount(k, v[m]), np.bincount(k)
+                ok = n > 0
+                a1.plot(np.nonzero(ok)[0] / 100, sums[ok] / n[ok], style, lw=1, label=label)
+            a2.plot(x["t_s"], x["throughput_mbps"], style, lw=1, label=label, drawstyle="steps-post")
+        for _, a, b in PHASES[2::2]:
+            if a < case.duration_s:
+                for ax in (a1, a2):
+                    ax.axvspan(a, min(b, case.duration_s), color="0.9", zorder=0)
+        a2.set_xlim(0, case.duration_s)
+        a1.set_ylabel("DL SINR (dB)")
+        a2.set_ylabel("goodput per 100 ms (Mb/s)")
+        a2.set_xlabel("time (s); shaded: the stops behind the tree and the building, and the drive away")
+        a1.legend(fontsize=8)
+        a1.set_title(case.key, fontsize=9)
+        save_figure(fig, out / "figures" / f"{case.key}.png")
+        plt.close(fig)
+
+
+def update_docs(doc: Path = ROOT / "docs" / "validation.md", store: Path = STORE) -> None:
+    """Rewrite docs/validation.md's agreement block from the stored runs (tests check it)."""
+    import re
+
+    rows = [compare(c, read_reference(store / c.key), run_mmcc(c)) for c in stored_cases(store)]
+    text = doc.read_text()
+    block = f"<!-- mmwave-agreement -->\n{agreement_markdown(rows)}<!-- /mmwave-agreement -->"
+    new, n = re.subn(r"<!-- mmwave-agreement -->\n.*?<!-- /mmwave-agreement -->", lambda _: block, text, flags=re.S)
+    if n != 1:
+        raise ValueError(f"{doc}: expected one mmwave-agreement block, found {n}")
+    atomic_write_bytes(doc, new.encode())
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--docs"]:
+        sys.exit("usage: python -m mmcc.experiments.validate_mmwave --docs  (rewrites docs/validation.md's "
+                 "agreement block from validation/mmwave-runs)")
+    update_docs()

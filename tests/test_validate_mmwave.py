@@ -1,0 +1,69 @@
+"""`mmcc validate mmwave`: the thesis presets against stored ns3-mmwave runs (the runner's output
+format, every stored case compared again, the agreement docs/validation.md quotes)."""
+
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+
+from mmcc.experiments import validate_mmwave as vm
+
+CASES = vm.stored_cases()
+DOC = Path(__file__).resolve().parents[1] / "docs" / "validation.md"
+
+
+def test_case_keys_round_trip_and_bad_requests_are_clear_errors(mmcc_cli, tmp_path):
+    c = vm.Case("cubic", "edge", 0.25, 1e-7, 2, 12.0)
+    assert c.key == "cubic-edge-0.25MiB-1e-07-s2-12s" and vm.Case.from_key(c.key) == c
+    assert len(vm.matrix()) == 3 * (3 * 2 + 2)  # three algorithms: edge 3 buffers x 2 PER, remote x 2
+    for args, needle in ((["--cca", "bbr"], "'bbr' is not mapped by the ns3-mmwave runner"),
+                         (["--server", "moon"], "server 'moon'; allowed: edge, remote"),
+                         (["--per", "0.5"], "per 0.5 is out of range"),
+                         (["--duration", "600"], "duration 600.0 s is out of range"),
+                         (["--cca", "newreno", "--runner", "x"], "--runner and --ns3-mmwave go together"),
+                         (["--cca", "newreno", "--duration", "7", "--store", str(tmp_path)],
+                          "no stored ns3-mmwave run for newreno-edge-0.25MiB-0-s1-7s")):
+        r = mmcc_cli("validate", "mmwave", *args, "--out", tmp_path / "o")
+        assert r.returncode == 2 and needle in r.stderr, (args, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1
+    r = mmcc_cli("validate", "ns3", "--buffer", "2.5")
+    assert r.returncode == 2 and "--buffer is for validate mmwave" in r.stderr
+
+
+def test_the_runners_tables_are_read_as_written(tmp_path):
+    """The format mmcc-mmwave-runner writes (flows.csv, series.csv, radio.csv[.gz]): empty cells
+    are NaN (no RTT sample, no SINR report in that millisecond)."""
+    (tmp_path / "flows.csv").write_text("flow_id,cca,delivered_bytes,goodput_mbps,tx_bytes,retx_bytes,"
+                                        "fast_retransmits,rtos,error_drops,cpu_s\n0,newreno,1400,0.0112,2800,1400,1,0,3,1.5\n")
+    (tmp_path / "series.csv").write_text("t_s,throughput_mbps,cwnd_bytes,rtt_ms\n0,0,,\n0.1,0.112,14000,22.5\n")
+    (tmp_path / "radio.csv.gz").write_bytes(gzip.compress(b"t_ms,sinr_db,tbs,tb_bytes,mcs_mean,corrupt_tbs\n"
+                                                          b"3,38.08,1,48,0,0\n4,,0,0,,0\n"))
+    r = vm.read_reference(tmp_path)
+    assert (r["delivered_bytes"], r["retx_bytes"], r["fast_retransmits"], r["error_drops"]) == (1400, 1400, 1, 3)
+    assert list(r["radio_t_s"]) == [0.003, 0.004] and r["sinr_db"][0] == 38.08 and r["sinr_db"][1] != r["sinr_db"][1]
+    assert r["rtt_ms"][1] == 22.5 and r["cwnd_bytes"][0] != r["cwnd_bytes"][0]
+
+
+@pytest.mark.parametrize("key", [c.key for c in CASES])
+def test_stored_ns3_mmwave_run_compares(key):
+    """Each stored reference run against the preset now: both sides' whole-run and per-phase
+    figures exist and the stored run is the runner's (its metadata names the pinned commit)."""
+    case = vm.Case.from_key(key)
+    import json
+
+    meta = json.loads((vm.STORE / key / "meta.json").read_text())
+    assert meta["ns3_mmwave_commit"] == vm.REFERENCE_COMMIT and meta["case"]["cca"] == case.cca
+    row = vm.compare(case, vm.read_reference(vm.STORE / key), vm.run_mmcc(case))
+    assert row["goodput_ns3_mbps"] > 0 and row["phases"]
+    assert all(p["sinr_ns3_db"] == p["sinr_ns3_db"] for p in row["phases"])  # every phase has SINR reports
+
+
+@pytest.mark.skipif(not CASES, reason="no stored ns3-mmwave run")
+def test_docs_quote_the_current_agreement():
+    """docs/validation.md's agreement table is what the stored runs and the code give now."""
+    rows = [vm.compare(c, vm.read_reference(vm.STORE / c.key), vm.run_mmcc(c)) for c in CASES]
+    text = DOC.read_text()
+    m = re.search(r"<!-- mmwave-agreement -->\n(.*?)<!-- /mmwave-agreement -->", text, re.S)
+    assert m, "docs/validation.md has no mmwave-agreement block"
+    assert m.group(1) == vm.agreement_markdown(rows), "rerun: python -m mmcc.experiments.validate_mmwave --docs"

@@ -236,3 +236,14 @@ def test_mmstcp_presets_name_the_source_of_every_sinr_level(name):
         if level == los - 20 and "20 dB" in comments:
             continue
         assert re.search(rf"(?<![\d.]){level:g} dB", choices), (name, level)
+
+
+def test_rate_application_write_count():
+    """`writes` counts write attempts (refused ones too) and is only for rate applications."""
+    raw = copy.deepcopy(BASE)
+    raw["flows"][0]["app"] = {"type": "rate", "rate": "10Mbps", "write_size": "1400B", "writes": 100}
+    f = mmcc.run(Scenario.from_dict(raw), duration="2s").flows.to_pydict()
+    assert f["delivered_bytes"][0] == 140_000  # 100 writes of 1400 bytes, the last at 0.11 s
+    raw["flows"][0]["app"] = {"type": "bulk", "writes": 100}
+    with pytest.raises(ScenarioError, match="app.writes: only a rate application has this key"):
+        Scenario.from_dict(raw).config

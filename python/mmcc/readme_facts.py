@@ -29,13 +29,16 @@ def _thesis_newreno():
 
 
 @functools.lru_cache(maxsize=None)
-def _bbr(per: float, app_limited: bool) -> float:
+def _bbr_run(per: float, app_limited: bool):
     from . import run
     from .scenario import load
 
-    r = run(load("thesis-edge"), cca="bbr", params={"per": per},
-            cca_params={"probe_rtt_app_limited": 1} if app_limited else None)
-    return r.flows.column("throughput_mbps")[0].as_py()
+    return run(load("thesis-edge"), cca="bbr", params={"per": per},
+               cca_params={"probe_rtt_app_limited": 1} if app_limited else None)
+
+
+def _bbr(per: float, app_limited: bool) -> float:
+    return _bbr_run(per, app_limited).flows.column("throughput_mbps")[0].as_py()
 
 
 def _summary_block() -> str:
@@ -63,6 +66,7 @@ FACTS = {
     "bbr-edge-lossless-mbps": lambda: f"{_bbr(0.0, False):.0f}",
     "bbr-edge-per1e-7-mbps": lambda: f"{_bbr(1e-7, False):.0f}",
     "bbr-edge-app-limited-mbps": lambda: f"{_bbr(0.0, True):.0f}",
+    "bbr-edge-lossless-rtos": lambda: f"{int(_bbr_run(0.0, False).flows.column('rtos')[0].as_py())}",
 }
 
 

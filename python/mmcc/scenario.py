@@ -332,11 +332,13 @@ def _direction(ctx, v, path):
 
 
 def _app(ctx, v, path):
-    t = _table(ctx, v, path, {"type": ONE_OF("bulk", "rate"), "bytes": SIZE, "rate": RATE, "write_size": SIZE32},
+    t = _table(ctx, v, path, {"type": ONE_OF("bulk", "rate"), "bytes": SIZE, "rate": RATE, "write_size": SIZE32,
+                              "writes": INT(1, 2**63 - 1)},
                required=("type",))
     if t["type"] == "bulk":
-        if "rate" in t:
-            ctx.fail(f"{path}.rate", "only a rate application has this key")
+        for k in ("rate", "writes"):
+            if k in t:
+                ctx.fail(f"{path}.{k}", "only a rate application has this key")
     elif "rate" not in t:
         ctx.fail(f"{path}.rate", "missing required key (a rate application needs its rate)")
     return t

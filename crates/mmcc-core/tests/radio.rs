@@ -99,6 +99,7 @@ fn harq_and_rlc_turn_radio_errors_into_delay_not_loss() {
             rate: Bandwidth::mbps(500),
             write_size: 1400,
             bytes: None,
+            writes: None,
         },
     );
     let mut sim = mmcc_core::sim::Simulation::new(cfg).unwrap();
@@ -132,6 +133,7 @@ fn rlc_buffer_overflow_drops_are_counted() {
             rate: Bandwidth::gbps(1),
             write_size: 1400,
             bytes: None,
+            writes: None,
         },
     );
     let out = run(cfg).unwrap();
@@ -153,6 +155,7 @@ fn outage_stops_traffic_and_it_resumes_afterwards() {
             rate: Bandwidth::mbps(300),
             write_size: 1400,
             bytes: None,
+            writes: None,
         },
     );
     let out = run(cfg).unwrap();
@@ -294,9 +297,10 @@ fn uplink_data_flows_work_with_the_ue_as_sender() {
     let out = run(cfg).unwrap();
     let t = flow_stat(&out, "throughput_mbps");
     // 15 dB uplink: 23 dBm + NF 5 dB -> 10 dB SINR at the gNB, ~2 Gb/s of capacity; the
-    // 6.5 MB window over ~21 ms caps the flow near 2.5 Gb/s
-    assert!(t > 500.0, "uplink throughput {t}");
-    assert!(flow_stat(&out, "rtt_min_ms") >= 20.0);
+    // 6.5 MB window over ~23 ms (10 ms server link and 1 ms S1-U each way) caps the flow near
+    // 2.3 Gb/s; over 4 s with slow start it averages about 490 Mb/s
+    assert!(t > 450.0, "uplink throughput {t}");
+    assert!(flow_stat(&out, "rtt_min_ms") >= 22.0);
 }
 
 #[test]
@@ -309,6 +313,7 @@ fn codel_on_the_rlc_buffer_drops_at_dequeue_under_overload() {
             rate: Bandwidth::gbps(1),
             write_size: 1400,
             bytes: None,
+            writes: None,
         },
     );
     cfg.radios[0].radio.rlc_buffer = mmcc_core::net::QueueConfig::CoDel {

@@ -26,6 +26,10 @@ pub enum AppConfig {
         write_size: u32,
         #[serde(default)]
         bytes: Option<u64>,
+        /// Write attempts in total, refused ones included (the thesis scripts' MyApp counts
+        /// every `Send` call towards its packet count and stops after it); unlimited if absent.
+        #[serde(default)]
+        writes: Option<u64>,
     },
 }
 
@@ -49,6 +53,8 @@ pub struct App {
     pub written: u64,
     next_write: Time,
     interval: Dur,
+    /// Write attempts so far (rate-capped application).
+    attempts: u64,
     pub skipped_writes: u64,
 }
 
@@ -58,7 +64,7 @@ impl App {
             AppConfig::Rate { rate, write_size, .. } => rate.tx_time(*write_size as u64),
             AppConfig::Bulk { .. } => Dur::ZERO,
         };
-        App { cfg: cfg.clone(), written: 0, next_write: start, interval, skipped_writes: 0 }
+        App { cfg: cfg.clone(), written: 0, next_write: start, interval, attempts: 0, skipped_writes: 0 }
     }
 
     fn total(&self) -> Option<u64> {
@@ -67,9 +73,17 @@ impl App {
         }
     }
 
-    /// All the data the application will ever write has been written.
+    fn attempts_left(&self) -> u64 {
+        match self.cfg {
+            AppConfig::Rate { writes: Some(w), .. } => w.saturating_sub(self.attempts),
+            _ => u64::MAX,
+        }
+    }
+
+    /// All the data the application will ever write has been written (or, with a write
+    /// count, every write has been attempted).
     pub fn finished(&self) -> bool {
-        self.total().is_some_and(|t| self.written >= t)
+        self.total().is_some_and(|t| self.written >= t) || self.attempts_left() == 0
     }
 
     /// Perform the writes due by `now`, given `space` free bytes in the send buffer. Returns
@@ -79,10 +93,12 @@ impl App {
         let add = match self.cfg {
             AppConfig::Bulk { .. } => space.min(remaining),
             AppConfig::Rate { write_size, .. } => {
-                if now < self.next_write || remaining == 0 {
+                if now < self.next_write || remaining == 0 || self.attempts_left() == 0 {
                     return 0;
                 }
                 let due = (now - self.next_write).0 / self.interval.0.max(1) + 1;
+                let due = due.min(self.attempts_left());
+                self.attempts += due;
                 self.next_write += Dur(self.interval.0 * due);
                 let fit = space / write_size as u64;
                 let n = due.min(fit);
@@ -124,7 +140,8 @@ mod tests {
     #[test]
     fn rate_app_writes_at_its_rate_and_skips_when_full() {
         // 1400-byte writes at 1.12 Mb/s: one write per 10 ms
-        let cfg = AppConfig::Rate { rate: Bandwidth::bps(1_120_000), write_size: 1400, bytes: None };
+        let cfg =
+            AppConfig::Rate { rate: Bandwidth::bps(1_120_000), write_size: 1400, bytes: None, writes: None };
         let mut a = App::new(&cfg, Time::ZERO);
         assert_eq!(a.catch_up(Time::ZERO, 1 << 20), 1400);
         assert_eq!(a.catch_up(Time::from_millis(5), 1 << 20), 0);
@@ -133,6 +150,20 @@ mod tests {
         // three writes due but room for one
         assert_eq!(a.catch_up(Time::from_millis(60), 2000), 1400);
         assert_eq!(a.skipped_writes, 2);
+    }
+
+    #[test]
+    fn a_write_count_stops_the_writer_whether_the_writes_were_taken_or_not() {
+        // MyApp: 4 writes in all, one every 10 ms; the full buffer refuses two of them
+        let rate = Bandwidth::bps(1_120_000);
+        let cfg = AppConfig::Rate { rate, write_size: 1400, bytes: None, writes: Some(4) };
+        let mut a = App::new(&cfg, Time::ZERO);
+        assert_eq!(a.catch_up(Time::from_millis(20), 1400), 1400); // 3 due, room for 1
+        assert_eq!(a.skipped_writes, 2);
+        assert!(!a.finished() && a.next_write_time() == Some(Time::from_millis(30)));
+        assert_eq!(a.catch_up(Time::from_millis(100), 1 << 20), 1400); // only the 4th is left
+        assert!(a.finished() && a.next_write_time().is_none());
+        assert_eq!(a.catch_up(Time::from_millis(200), 1 << 20), 0);
     }
 
     #[test]

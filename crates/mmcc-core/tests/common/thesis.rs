@@ -102,11 +102,12 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
                 ab: server_link,
                 ba: wired(),
             },
+            // S1-U: MmWavePointToPointEpcHelper's defaults, as the preset
             LinkConfig {
                 a: 1,
                 b: 2,
-                rate: Bandwidth::gbps(100),
-                delay: Dur::ZERO,
+                rate: Bandwidth::gbps(10),
+                delay: Dur::from_millis(1),
                 mtu: 1500,
                 ab: wired(),
                 ba: wired(),
@@ -124,6 +125,8 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
                 rate: Bandwidth::gbps(1),
                 write_size: 1400,
                 bytes: None,
+                // as the preset: the scripts' MyApp stops after 5,000,000 writes
+                writes: Some(5_000_000),
             },
             sinr_feed: None,
             // as the preset: the receiving application's throughput every 100 ms (FB-TCP's input)

@@ -186,7 +186,8 @@ def run_mmcc(case: Case) -> dict:
             "t_s": np.array(s["t_s"]), "throughput_mbps": np.array(s["throughput_mbps"]),
             "rtt_ms": np.array(s["rtt_mean_ms"], dtype=float), "cwnd_bytes": np.array(s["cwnd_bytes"], dtype=float),
             "radio_t_s": np.array([rad["t_s"][i] for i in keep]),
-            "sinr_db": np.array([rad["sinr_dl_db"][i] for i in keep])}
+            "sinr_db": np.array([rad["sinr_dl_db"][i] for i in keep]),
+            "mcs": np.array([rad["mcs_dl"][i] if rad["mcs_dl"][i] >= 0 else np.nan for i in keep], dtype=float)}
 
 
 # ---- comparison -------------------------------------------------------------------------------
@@ -215,6 +216,7 @@ def compare(case: Case, ref: dict, ours: dict) -> dict:
         phases.append({"phase": name, "from_s": a, "to_s": b, "sinr_ns3_db": sinr_ref, "sinr_mmcc_db": sinr_ours,
                        "sinr_diff_db": d_sinr, "sinr_ok": bool(abs(d_sinr) <= SINR_BAND_DB),
                        "mcs_ns3": _mean_in(ref["radio_t_s"], ref["mcs"], a, b),
+                       "mcs_mmcc": _mean_in(ours["radio_t_s"], ours["mcs"], a, b),
                        "thr_ns3_mbps": thr_ref, "thr_mmcc_mbps": thr_ours, "thr_diff_pct": 100 * d_thr,
                        "thr_ok": bool(abs(d_thr) <= THROUGHPUT_BAND),
                        "rtt_ns3_ms": rtt_ref, "rtt_mmcc_ms": rtt_ours})
@@ -280,11 +282,12 @@ def agreement_markdown(rows: list[dict]) -> str:
     lines = [f"{s['cases']} cases. Whole-run goodput within +-10 %: {100 * s['goodput_within_10pct']:.0f} % of cases; "
              f"per-phase mean SINR within +-2 dB: {100 * s['phase_sinr_within_2db']:.0f} % of phases; per-phase "
              f"throughput within +-10 %: {100 * s['phase_thr_within_10pct']:.0f} % of phases.", "",
-             "| case | goodput ns3-mmwave / mmcc Mb/s | diff % | timeouts | fast rtx | phase: SINR ns3-mmwave / mmcc dB; "
-             "throughput ns3-mmwave / mmcc Mb/s |", "| --- | --- | --- | --- | --- | --- |"]
+             "| case | goodput ns3-mmwave / mmcc Mb/s | diff % | timeouts | fast rtx | per phase, ns3-mmwave / mmcc: "
+             "mean SINR, mean MCS, throughput (Mb/s) |", "| --- | --- | --- | --- | --- | --- |"]
     for r in sorted(rows, key=lambda r: r["case"]):
-        ph = "; ".join(f"{p['phase']}: {p['sinr_ns3_db']:.1f} / {p['sinr_mmcc_db']:.1f}, "
-                       f"{p['thr_ns3_mbps']:.0f} / {p['thr_mmcc_mbps']:.0f}" for p in r["phases"])
+        ph = "; ".join(f"{p['phase']}: {p['sinr_ns3_db']:.1f} / {p['sinr_mmcc_db']:.1f} dB, MCS "
+                       f"{p['mcs_ns3']:.1f} / {p['mcs_mmcc']:.1f}, {p['thr_ns3_mbps']:.0f} / {p['thr_mmcc_mbps']:.0f}"
+                       for p in r["phases"])
         lines.append(f"| {r['case']} | {r['goodput_ns3_mbps']:.1f} / {r['goodput_mmcc_mbps']:.1f} | "
                      f"{r['goodput_diff_pct']:+.1f} | {r['rtos_ns3']} / {r['rtos_mmcc']} | "
                      f"{r['fast_retransmits_ns3']} / {r['fast_retransmits_mmcc']} | {ph} |")

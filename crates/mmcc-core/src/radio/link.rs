@@ -42,6 +42,9 @@ pub struct RadioSample {
     pub sinr_ul_db: f64,
     /// Spectral efficiency link adaptation would choose now (downlink), b/s/Hz.
     pub se_dl: f64,
+    /// The MCS index chosen (ns3-mmwave's table, 0-28) with `link_adaptation = "ns3-mmwave-mcs"`;
+    /// -1 otherwise or when the UE is out of range.
+    pub mcs_dl: i64,
     /// Bytes the downlink could carry in this millisecond (offered capacity).
     pub capacity_dl_bytes: u64,
     pub rlc_dl_bytes: u64,
@@ -98,6 +101,29 @@ pub const NS3_MMWAVE_MCS: [(f64, f64); 29] = [
     (19.16, 5.34),
     (20.08, 5.52),
 ];
+
+/// The downlink MCS ns3-mmwave's scheduler uses for each MCS the UE's error model allows: the
+/// UE reports the allowed MCS as a wide-band CQI, the highest CQI whose efficiency does not
+/// exceed the MCS's (`MmWaveAmc::CreateCqiFeedbackWbTdma`, MCS 28 -> CQI 15), and the gNB's
+/// `MmWaveFlexTtiMacScheduler` takes back the highest MCS whose efficiency does not exceed the
+/// CQI's (`MmWaveAmc::GetMcsFromCqi`); the uplink uses the allowed MCS itself. Both lookups use
+/// the efficiencies of 3GPP TS 36.213 (Table 7.2.3-1 for the CQIs, the MCS table's for the MCSs,
+/// two decimals), so an odd MCS below 28 becomes the even one below it (ns3-mmwave's downlink
+/// transport blocks carry even MCSs: in the stored 60 s thesis-edge NewReno run of
+/// validation/mmwave-runs, 40,796 of the 41,397 milliseconds whose blocks share one MCS).
+pub fn ns3_mmwave_dl_mcs(allowed: usize) -> usize {
+    const CQI_SE: [f64; 16] =
+        [0.0, 0.15, 0.23, 0.38, 0.6, 0.88, 1.18, 1.48, 1.91, 2.41, 2.73, 3.32, 3.9, 4.52, 5.12, 5.55];
+    const MCS_SE: [f64; 29] = [
+        0.15, 0.19, 0.23, 0.31, 0.38, 0.49, 0.6, 0.74, 0.88, 1.03, 1.18, 1.33, 1.48, 1.7, 1.91, 2.16, 2.41,
+        2.57, 2.73, 3.03, 3.32, 3.61, 3.9, 4.21, 4.52, 4.82, 5.12, 5.33, 5.55,
+    ];
+    if allowed >= 28 {
+        return 28;
+    }
+    let cqi = (1..16).take_while(|&c| CQI_SE[c] <= MCS_SE[allowed]).last().unwrap_or(0);
+    (1..29).take_while(|&m| MCS_SE[m] <= CQI_SE[cqi]).last().unwrap_or(0)
+}
 
 #[derive(Clone, Copy, Debug)]
 struct Sdu {
@@ -468,14 +494,23 @@ impl RadioLink {
         r
     }
 
-    /// Spectral efficiency for an estimated SINR.
+    /// Downlink spectral efficiency for an estimated SINR.
     pub fn spectral_efficiency(&self, sinr_db: f64) -> f64 {
-        self.choose(sinr_db).0
+        self.choose(sinr_db, 0).0
+    }
+
+    /// The ns3-mmwave downlink MCS index `choose` takes for an estimated SINR (-1: another link
+    /// adaptation, or below MCS 0 / the outage threshold).
+    pub fn mcs_index(&self, est_db: f64) -> i64 {
+        if self.cfg.link_adaptation != LinkAdaptation::Ns3MmwaveMcs || est_db < self.cfg.outage_sinr_db {
+            return -1;
+        }
+        self.mcs_for(est_db, 0).map_or(-1, |m| m as i64)
     }
 
     /// Link adaptation: (spectral efficiency, the SINR its block error rate is measured
-    /// against) for an estimated SINR.
-    fn choose(&self, est_db: f64) -> (f64, f64) {
+    /// against) for an estimated SINR, on the downlink (`d` 0) or the uplink (1).
+    fn choose(&self, est_db: f64, d: usize) -> (f64, f64) {
         if est_db < self.cfg.outage_sinr_db {
             return (0.0, est_db);
         }
@@ -485,14 +520,21 @@ impl RadioLink {
                 (0.6 * (1.0 + 10f64.powf(est_db / 10.0)).log2()).min(self.cfg.se_cap),
                 est_db,
             ),
-            // the highest MCS with a 10 % threshold at or below the estimate
-            LinkAdaptation::Ns3MmwaveMcs => {
-                match NS3_MMWAVE_MCS.iter().rev().find(|m| m.0 <= est_db) {
-                    Some(&(thr, se)) => (se.min(self.cfg.se_cap), thr),
-                    None => (0.0, est_db),
+            LinkAdaptation::Ns3MmwaveMcs => match self.mcs_for(est_db, d) {
+                Some(m) => {
+                    let (thr, se) = NS3_MMWAVE_MCS[m];
+                    (se.min(self.cfg.se_cap), thr)
                 }
-            }
+                None => (0.0, est_db),
+            },
         }
+    }
+
+    /// ns3-mmwave's MCS: the highest with a 10 % threshold at or below the estimate, through the
+    /// CQI report on the downlink ([`ns3_mmwave_dl_mcs`]); None below MCS 0.
+    fn mcs_for(&self, est_db: f64, d: usize) -> Option<usize> {
+        let allowed = NS3_MMWAVE_MCS.iter().rposition(|m| m.0 <= est_db)?;
+        Some(if d == 0 { ns3_mmwave_dl_mcs(allowed) } else { allowed })
     }
 
     /// Transport block size in bytes for a spectral efficiency: SE * B * eta * slot / 8.
@@ -586,6 +628,7 @@ impl RadioLink {
             sinr_dl_db: self.state.sinr_dl,
             sinr_ul_db: self.state.sinr_ul,
             se_dl: if self.trace_mode { 0.0 } else { se },
+            mcs_dl: if self.trace_mode { -1 } else { self.mcs_index(est) },
             capacity_dl_bytes: cap,
             rlc_dl_bytes: self.dirs[0].buffered_bytes(),
             rlc_ul_bytes: self.dirs[1].buffered_bytes(),
@@ -701,7 +744,7 @@ impl RadioLink {
                     dir.pending = h.segs;
                 }
             } else {
-                let (se, ref_sinr) = self.choose(est);
+                let (se, ref_sinr) = self.choose(est, d);
                 let cap = self.tbs(se);
                 if cap > 0 {
                     let dir = &mut self.dirs[d];
@@ -764,16 +807,36 @@ mod tests {
         };
         let r = RadioLink::new(&cfg, 0, 1, 1, "r");
         // nothing below MCS 0's 10 % threshold, MCS 0 at it, MCS 28 (5.52 b/RE) from 20.08 dB
-        assert_eq!(r.choose(-7.25), (0.0, -7.25));
-        assert_eq!(r.choose(-7.24), (0.16, -7.24));
-        assert_eq!(r.choose(5.0), (1.48, 4.70));
-        assert_eq!(r.choose(45.0), (5.52, 20.08));
+        assert_eq!(r.choose(-7.25, 1), (0.0, -7.25));
+        assert_eq!(r.choose(-7.24, 1), (0.16, -7.24));
+        assert_eq!(r.choose(5.0, 1), (1.48, 4.70));
+        assert_eq!(r.choose(45.0, 1), (5.52, 20.08));
+        // the downlink goes through the CQI report: MCS 13 allowed at 6 dB, 12 used
+        assert_eq!(r.choose(6.0, 1), (1.68, 5.70));
+        assert_eq!(r.choose(6.0, 0), (1.48, 4.70));
+        assert_eq!(r.choose(45.0, 0), (5.52, 20.08));
+        // the radio table's MCS index: none below MCS 0, 0 at its threshold, 28 from 20.08 dB
+        assert_eq!((r.mcs_index(-7.25), r.mcs_index(-7.24), r.mcs_index(45.0)), (-1, 0, 28));
+        assert_eq!(NS3_MMWAVE_MCS[r.mcs_index(5.0) as usize], (4.70, 1.48));
+        assert_eq!(r.mcs_index(6.0), 12);
+        let shannon = RadioLink::new(&RadioConfig::default(), 0, 1, 1, "r");
+        assert_eq!(shannon.mcs_index(20.0), -1);
         // the thresholds and efficiencies both increase with the MCS
         assert!(NS3_MMWAVE_MCS
             .windows(2)
             .all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
         // the block error rate is measured against the chosen MCS's threshold: 10 % there
-        assert!((RadioLink::bler(5.0 - r.choose(5.0).1) - RadioLink::bler(0.3)).abs() < 1e-12);
+        assert!((RadioLink::bler(5.0 - r.choose(5.0, 0).1) - RadioLink::bler(0.3)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ns3_mmwave_downlink_mcs_through_the_cqi_report() {
+        // MCS -> CQI -> MCS by the 36.213 efficiencies: every odd MCS below 28 becomes the even
+        // one below it, even MCSs and 28 stay (hand-checked: MCS 13, 1.70 -> CQI 7, 1.48 ->
+        // MCS 12; MCS 27, 5.33 -> CQI 14, 5.12 -> MCS 26; MCS 1, 0.19 -> CQI 1, 0.15 -> MCS 0)
+        let used: Vec<usize> = (0..29).map(ns3_mmwave_dl_mcs).collect();
+        let expect: Vec<usize> = (0..29).map(|m| if m == 28 { 28 } else { m & !1 }).collect();
+        assert_eq!(used, expect);
     }
 
     #[test]

@@ -336,6 +336,7 @@ fn radio_table(sim: &Simulation) -> Table {
     let mut radio = Vec::new();
     let (mut t, mut x, mut y, mut los, mut pl, mut sdl, mut sul, mut se, mut cap, mut rdl, mut rul) =
         (vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+    let mut mcs = vec![];
     for (i, r) in sim.radios.iter().enumerate() {
         for s in &r.samples {
             radio.push(i as i64);
@@ -347,6 +348,7 @@ fn radio_table(sim: &Simulation) -> Table {
             sdl.push(s.sinr_dl_db);
             sul.push(s.sinr_ul_db);
             se.push(s.se_dl);
+            mcs.push(s.mcs_dl);
             cap.push(s.capacity_dl_bytes as i64);
             rdl.push(s.rlc_dl_bytes as i64);
             rul.push(s.rlc_ul_bytes as i64);
@@ -362,6 +364,7 @@ fn radio_table(sim: &Simulation) -> Table {
         .f64("sinr_dl_db", sdl)
         .f64("sinr_ul_db", sul)
         .f64("se_dl_bps_per_hz", se)
+        .i64("mcs_dl", mcs)
         .i64("capacity_dl_bytes", cap)
         .i64("rlc_dl_bytes", rdl)
         .i64("rlc_ul_bytes", rul)

@@ -128,6 +128,8 @@ def test_reproduce_writes_a_report_that_references_every_figure(mmcc_cli, tmp_pa
     assert "<h2>Definitions</h2>" in html and "(X - B) / B x 100" in html
     assert html.count("<figcaption>") == len(srcs) and "grey: NLoS" in html
     assert "Deviations from the publication" in html and "BuildingsObstaclePropagationLossModel" in html
+    # which simulator the numbers come from, and where the agreement with ns3-mmwave is
+    assert "Every number here is mmcc" in html and "The mmWave path against ns3-mmwave" in html
     # the layout of the publication: PER rows inside buffer groups (16 conditions), one column per
     # algorithm (8)
     lines = (out / "tables" / "throughput.csv").read_text().strip().splitlines()

@@ -41,7 +41,8 @@
  * Outputs (CSV, in --out): flows.csv (one row), series.csv (per 100 ms: goodput at the sink,
  * the last cwnd, the mean RTT sample), radio.csv (per 1 ms: the UE's wide-band DL SINR report,
  * the DL transport blocks received by the UE: count, bytes, mean MCS, corrupted ones),
- * drops.csv (by cause).
+ * drops.csv (by cause); with --packetTrace also packets.csv (every segment sent and ACK received
+ * by the sender).
  */
 
 #include "ns3/applications-module.h"
@@ -104,6 +105,7 @@ uint64_t g_txBytes = 0;
 uint64_t g_retxBytes = 0;
 SequenceNumber32 g_highTx (0);
 double g_lastCwnd = 0;
+std::ofstream g_packets; //!< --packetTrace: the sender's segments and ACKs, one line each
 
 Bin &
 BinAt (Time t)
@@ -174,13 +176,28 @@ SocketTx (Ptr<const Packet> p, const TcpHeader &h, Ptr<const TcpSocketBase>)
       return;
     }
   g_txBytes += len;
-  if (h.GetSequenceNumber () < g_highTx)
+  bool retx = h.GetSequenceNumber () < g_highTx;
+  if (retx)
     {
       g_retxBytes += len;
     }
   else
     {
       g_highTx = h.GetSequenceNumber () + len;
+    }
+  if (g_packets.is_open ())
+    {
+      g_packets << Simulator::Now ().GetNanoSeconds () << ",tx," << h.GetSequenceNumber ().GetValue ()
+                << "," << len << "," << (retx ? 1 : 0) << "\n";
+    }
+}
+
+void
+SocketRx (Ptr<const Packet>, const TcpHeader &h, Ptr<const TcpSocketBase>)
+{
+  if (g_packets.is_open () && (h.GetFlags () & TcpHeader::ACK))
+    {
+      g_packets << Simulator::Now ().GetNanoSeconds () << ",ack," << h.GetAckNumber ().GetValue () << ",0,0\n";
     }
 }
 
@@ -384,6 +401,7 @@ main (int argc, char *argv[])
 {
   std::string cca = "newreno";
   std::string out = ".";
+  bool packetTrace = false;
   uint32_t rlcBuffer = 2621440;
   double per = 0;
   double serverDelayMs = 10;
@@ -397,6 +415,8 @@ main (int argc, char *argv[])
   cmd.AddValue ("simTime", "simulated seconds", simTime);
   cmd.AddValue ("seed", "run number of ns-3's random streams", seed);
   cmd.AddValue ("out", "output folder", out);
+  cmd.AddValue ("packetTrace", "also write packets.csv: every segment the sender sends and every "
+                "ACK it receives (t_ns, kind, seq or ack, bytes, retransmission)", packetTrace);
   cmd.Parse (argc, argv);
   if (simTime <= 0.1 || per < 0 || per >= 1 || rlcBuffer == 0)
     {
@@ -522,6 +542,12 @@ main (int argc, char *argv[])
   socket->TraceConnectWithoutContext ("CongState", MakeCallback (&CongStateChange));
   socket->TraceConnectWithoutContext ("RTO", MakeCallback (&RtoChange));
   socket->TraceConnectWithoutContext ("Tx", MakeCallback (&SocketTx));
+  socket->TraceConnectWithoutContext ("Rx", MakeCallback (&SocketRx));
+  if (packetTrace)
+    {
+      g_packets.open ((out + "/packets.csv").c_str ());
+      g_packets << "t_ns,kind,seq,bytes,retx\n";
+    }
   Ptr<RateSource> app = CreateObject<RateSource> ();
   app->Setup (socket, sinkAddr, 1400, 5000000, DataRate ("1000Mb/s"));
   remote.Get (0)->AddApplication (app);

@@ -330,7 +330,11 @@ def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
                    f"{len(rows)} runs ({seeds} seed(s): 1..{seeds}). Conditions: edge server (10 ms) with RLC "
                    "buffers 0.25 / 2.5 / 20 MiB and remote server (40 ms) with 8 MiB, each at per-byte PER 0, 1e-9, "
                    "1e-8, 1e-7 on the server link. Latency is the mean RTT (the thesis' definition). Values are means "
-                   "over seeds.", sections, figs,
+                   "over seeds. Every number here is mmcc's (its presets thesis-edge and thesis-remote, TCP profile "
+                   "ns3); none is the thesis' or ns3-mmwave's. How far mmcc agrees with ns3-mmwave, the thesis' "
+                   "simulator, on this path, per phase of the trajectory, is measured by `mmcc validate mmwave` and "
+                   "shown in docs/validation.md of the mmcc repository, section \"The mmWave path against "
+                   "ns3-mmwave\" (agreement table and the mechanisms that still differ).", sections, figs,
                    {"seeds": seeds, "quick": quick, "duration": duration or "preset (60 s)",
                     "algorithms": THESIS_ALGORITHMS, "buffers": THESIS_BUFFERS, "per": THESIS_PER}, counts, wall, "T")
 

@@ -16,8 +16,13 @@
  *
  * The set-up, each setting as the authors' scripts make it:
  * - remote host -(100 Gb/s, serverDelayMs one way, MTU 1500)- PGW, pfifo_fast on both devices,
- *   a RateErrorModel (unit byte, ErrorRate per) as the PGW device's ReceiveErrorModel (so it
- *   drops downlink data arriving from the server); the EPC helper's defaults for S1-U;
+ *   a per-byte error model (rate per) as the PGW device's ReceiveErrorModel (so it drops
+ *   downlink data arriving from the server), as the scripts' RateErrorModel; by default
+ *   (--errors=mmcc) its draws come from mmcc's own stream of that link direction
+ *   ("link/0/ab/error" of the run seed, MmccStreamErrorModel), so that the same packets are lost
+ *   in both simulators (common random numbers; a few losses per run leave single runs with
+ *   independent losses far apart); --errors=ns3 uses ns-3's RateErrorModel and RNG;
+ *   the EPC helper's defaults for S1-U;
  * - the mmWave cell: BuildingsObstaclePropagationLossModel, one resource block of 72 chunks,
  *   RLC AM with HARQ, RLC AM PollRetransmitTimer 4 ms, StatusProhibitTimer 1 ms,
  *   ReportBufferStatusTimer 4 ms, MaxTxBufferSize rlcBuffer; beamforming's long-term update
@@ -57,6 +62,7 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include "../model/mmcc-stream-error-model.h"
 #include "../model/tcp-fbtcp.h"
 
 #include <cmath>
@@ -402,6 +408,7 @@ main (int argc, char *argv[])
   std::string cca = "newreno";
   std::string out = ".";
   bool packetTrace = false;
+  std::string errors = "mmcc";
   uint32_t rlcBuffer = 2621440;
   double per = 0;
   double serverDelayMs = 10;
@@ -415,12 +422,15 @@ main (int argc, char *argv[])
   cmd.AddValue ("simTime", "simulated seconds", simTime);
   cmd.AddValue ("seed", "run number of ns-3's random streams", seed);
   cmd.AddValue ("out", "output folder", out);
+  cmd.AddValue ("errors", "mmcc: random losses from mmcc's stream (common random numbers); ns3: "
+                "ns-3's RateErrorModel", errors);
   cmd.AddValue ("packetTrace", "also write packets.csv: every segment the sender sends and every "
                 "ACK it receives (t_ns, kind, seq or ack, bytes, retransmission)", packetTrace);
   cmd.Parse (argc, argv);
-  if (simTime <= 0.1 || per < 0 || per >= 1 || rlcBuffer == 0)
+  if (simTime <= 0.1 || per < 0 || per >= 1 || rlcBuffer == 0 || (errors != "mmcc" && errors != "ns3"))
     {
-      std::cerr << "mmcc-mmwave-runner: error: need simTime > 0.1, 0 <= per < 1, rlcBuffer > 0"
+      std::cerr << "mmcc-mmwave-runner: error: need simTime > 0.1, 0 <= per < 1, rlcBuffer > 0, "
+                   "--errors=mmcc or ns3"
                 << std::endl;
       return 2;
     }
@@ -472,9 +482,19 @@ main (int argc, char *argv[])
   p2p.SetDeviceAttribute ("Mtu", UintegerValue (1500));
   p2p.SetChannelAttribute ("Delay", TimeValue (MilliSeconds (serverDelayMs)));
   NetDeviceContainer wired = p2p.Install (pgw, remote.Get (0));
-  Ptr<RateErrorModel> em = CreateObject<RateErrorModel> ();
-  em->SetAttribute ("ErrorRate", DoubleValue (per));
-  wired.Get (0)->SetAttribute ("ReceiveErrorModel", PointerValue (em));
+  if (errors == "mmcc")
+    {
+      // mmcc's link 0 (server - pgw), direction ab (server -> pgw), which carries the data
+      Ptr<MmccStreamErrorModel> em = CreateObject<MmccStreamErrorModel> ();
+      em->Configure (seed, "link/0/ab/error", MmccStreamErrorModel::UNIT_BYTE, per, true, false, {});
+      wired.Get (0)->SetAttribute ("ReceiveErrorModel", PointerValue (em));
+    }
+  else
+    {
+      Ptr<RateErrorModel> em = CreateObject<RateErrorModel> ();
+      em->SetAttribute ("ErrorRate", DoubleValue (per));
+      wired.Get (0)->SetAttribute ("ReceiveErrorModel", PointerValue (em));
+    }
   wired.Get (0)->TraceConnectWithoutContext ("PhyRxDrop", MakeCallback (&PgwDrop));
   TrafficControlHelper pfifo;
   pfifo.SetRootQueueDisc ("ns3::PfifoFastQueueDisc");

@@ -3,7 +3,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: setup run test test-rust test-ns3 test-bpf test-python validate ns3-deps kernel-deps bench clean
+.PHONY: setup run test test-rust test-ns3 test-bpf test-python validate ns3-deps kernel-deps bench clean mmwave-runner
 
 # Create the virtualenv, install the Python dependencies and build the Rust extension (release).
 setup: $(VENV)/.deps
@@ -74,6 +74,11 @@ kernel-deps:
 	elif [ "$$(id -u)" = 0 ]; then { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(KERNEL_DEBS); } \
 		|| echo "could not install $(KERNEL_DEBS): the kernel checks will be skipped"; \
 	else echo "as root: apt-get install $(KERNEL_DEBS) (the kernel checks will be skipped)"; fi
+
+# The ns3-mmwave runner of `mmcc validate mmwave`, against an ns3-mmwave tree you built
+# (docs/validation.md, "The mmWave path against ns3-mmwave"): make mmwave-runner NS3_MMWAVE=DIR
+mmwave-runner:
+	$(MAKE) --no-print-directory -C ns3/mmwave-oracle NS3_MMWAVE=$(abspath $(NS3_MMWAVE))
 
 bench: setup
 	cargo bench -p mmcc-core --bench dumbbell

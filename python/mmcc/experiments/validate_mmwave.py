@@ -101,8 +101,9 @@ def matrix(ccas=None, buffers=None, pers=None, servers=None, seeds=1, duration=1
 
 
 def stored_cases(store: Path = STORE) -> list[Case]:
-    return sorted((Case.from_key(p.name) for p in store.glob("*") if (p / "flows.csv").is_file()),
-                  key=lambda c: c.key)
+    # a run still being written sits in "<case>.tmp" until it is complete
+    return sorted((Case.from_key(p.name) for p in store.glob("*")
+                   if not p.name.endswith(".tmp") and (p / "flows.csv").is_file()), key=lambda c: c.key)
 
 
 # ---- the two sides --------------------------------------------------------------------------
@@ -231,8 +232,13 @@ def compare(case: Case, ref: dict, ours: dict) -> dict:
             "ns3_cpu_s": ref.get("cpu_s"), "mmcc_wall_s": ours.get("wall_s"), "phases": phases}
 
 
-def _compare_one(case: Case, store: str) -> dict:
-    return compare(case, read_reference(Path(store) / case.key), run_mmcc(case))
+def _compare_one(case: Case, store: str, out: str | None = None) -> dict:
+    """Compare one case; with `out`, also draw its overlay figure (in the worker that has both
+    runs)."""
+    ref, ours = read_reference(Path(store) / case.key), run_mmcc(case)
+    if out is not None:
+        _overlay(Path(out), case, ref, ours)
+    return compare(case, ref, ours)
 
 
 def run_validation(out_dir, *, cases: list[Case] | None = None, store: str | Path = STORE,
@@ -264,8 +270,8 @@ def run_validation(out_dir, *, cases: list[Case] | None = None, store: str | Pat
         if progress:
             sys.stderr.write("\n")
     with ProcessPoolExecutor(max_workers=workers) as ex:
-        rows = list(ex.map(_compare_one, cases, [str(store)] * len(cases)))
-    return write_report(out, rows, store)
+        rows = list(ex.map(_compare_one, cases, [str(store)] * len(cases), [str(out)] * len(cases)))
+    return write_report(out, rows)
 
 
 def summary(rows: list[dict]) -> dict:
@@ -294,7 +300,7 @@ def agreement_markdown(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_report(out: Path, rows: list[dict], store: Path = STORE) -> dict:
+def write_report(out: Path, rows: list[dict]) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     flat = [{k: v for k, v in r.items() if k != "phases"} for r in rows]
     write_csv_rows(out / "cases.csv", flat)
@@ -303,12 +309,11 @@ def write_report(out: Path, rows: list[dict], store: Path = STORE) -> dict:
             "Per phase of the UE's trajectory and over the whole run. Bands: per-phase mean SINR within +-2 dB, "
             "per-phase throughput and whole-run goodput within +-10 % of ns3-mmwave's.", "", agreement_markdown(rows)]
     atomic_write_bytes(out / "report.md", "\n".join(text).encode())
-    _overlays(out, rows, store)
     return {**summary(rows), "rows": rows}
 
 
-def _overlays(out: Path, rows: list[dict], store: Path) -> None:
-    """SINR and throughput over time, both simulators, one figure per case."""
+def _overlay(out: Path, case: Case, ref: dict, ours: dict) -> None:
+    """SINR (10 ms means) and throughput over time of one case, both simulators."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -316,32 +321,28 @@ def _overlays(out: Path, rows: list[dict], store: Path) -> None:
 
     from ..plots import save_figure
 
-    for r in rows:
-        case = Case(r["cca"], r["server"], r["rlc_buffer_mib"], r["per"], r["seed"], r["duration_s"])
-        ref, ours = read_reference(store / case.key), run_mmcc(case)
-        fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 5), sharex=True, constrained_layout=True)
-        for x, label, style in ((ref, "ns3-mmwave", "-"), (ours, "mmcc", "--")):
-            t, v = x["radio_t_s"], x["sinr_db"]
-            m = np.isfinite(v)
-            # 10 ms means, so the two lines stay readable
-            k = (t[m] * 100).astype(int)
-            if len(k):
-                sums, n = np.bincount(k, v[m]), np.bincount(k)
-                ok = n > 0
-                a1.plot(np.nonzero(ok)[0] / 100, sums[ok] / n[ok], style, lw=1, label=label)
-            a2.plot(x["t_s"], x["throughput_mbps"], style, lw=1, label=label, drawstyle="steps-post")
-        for _, a, b in PHASES[2::2]:
-            if a < case.duration_s:
-                for ax in (a1, a2):
-                    ax.axvspan(a, min(b, case.duration_s), color="0.9", zorder=0)
-        a2.set_xlim(0, case.duration_s)
-        a1.set_ylabel("DL SINR (dB)")
-        a2.set_ylabel("goodput per 100 ms (Mb/s)")
-        a2.set_xlabel("time (s); shaded: the stops behind the tree and the building, and the drive away")
-        a1.legend(fontsize=8)
-        a1.set_title(case.key, fontsize=9)
-        save_figure(fig, out / "figures" / f"{case.key}.png")
-        plt.close(fig)
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 5), sharex=True, constrained_layout=True)
+    for x, label, style in ((ref, "ns3-mmwave", "-"), (ours, "mmcc", "--")):
+        t, v = x["radio_t_s"], x["sinr_db"]
+        m = np.isfinite(v)
+        k = (t[m] * 100).astype(int)
+        if len(k):
+            sums, n = np.bincount(k, v[m]), np.bincount(k)
+            ok = n > 0
+            a1.plot(np.nonzero(ok)[0] / 100, sums[ok] / n[ok], style, lw=1, label=label)
+        a2.plot(x["t_s"], x["throughput_mbps"], style, lw=1, label=label, drawstyle="steps-post")
+    for _, a, b in PHASES[2::2]:
+        if a < case.duration_s:
+            for ax in (a1, a2):
+                ax.axvspan(a, min(b, case.duration_s), color="0.9", zorder=0)
+    a2.set_xlim(0, case.duration_s)
+    a1.set_ylabel("DL SINR (dB)")
+    a2.set_ylabel("goodput per 100 ms (Mb/s)")
+    a2.set_xlabel("time (s); shaded: the stops behind the tree and the building, and the drive away")
+    a1.legend(fontsize=8)
+    a1.set_title(case.key, fontsize=9)
+    save_figure(fig, out / "figures" / f"{case.key}.png")
+    plt.close(fig)
 
 
 def update_docs(doc: Path = ROOT / "docs" / "validation.md", store: Path = STORE) -> None:

@@ -1,6 +1,7 @@
 """`mmcc validate mmwave`: the thesis presets against stored ns3-mmwave runs (the runner's output
 format, every stored case compared again, the agreement docs/validation.md quotes)."""
 
+import functools
 import gzip
 import re
 from pathlib import Path
@@ -11,6 +12,13 @@ from mmcc.experiments import validate_mmwave as vm
 
 CASES = vm.stored_cases()
 DOC = Path(__file__).resolve().parents[1] / "docs" / "validation.md"
+
+
+@functools.lru_cache(maxsize=None)
+def _compared(key: str) -> dict:
+    """One stored case against the preset now (once per test session)."""
+    case = vm.Case.from_key(key)
+    return vm.compare(case, vm.read_reference(vm.STORE / key), vm.run_mmcc(case))
 
 
 def test_case_keys_round_trip_and_bad_requests_are_clear_errors(mmcc_cli, tmp_path):
@@ -54,7 +62,7 @@ def test_stored_ns3_mmwave_run_compares(key):
 
     meta = json.loads((vm.STORE / key / "meta.json").read_text())
     assert meta["ns3_mmwave_commit"] == vm.REFERENCE_COMMIT and meta["case"]["cca"] == case.cca
-    row = vm.compare(case, vm.read_reference(vm.STORE / key), vm.run_mmcc(case))
+    row = _compared(key)
     assert row["goodput_ns3_mbps"] > 0 and row["phases"]
     assert all(p["sinr_ns3_db"] == p["sinr_ns3_db"] for p in row["phases"])  # every phase has SINR reports
 
@@ -62,7 +70,7 @@ def test_stored_ns3_mmwave_run_compares(key):
 @pytest.mark.skipif(not CASES, reason="no stored ns3-mmwave run")
 def test_docs_quote_the_current_agreement():
     """docs/validation.md's agreement table is what the stored runs and the code give now."""
-    rows = [vm.compare(c, vm.read_reference(vm.STORE / c.key), vm.run_mmcc(c)) for c in CASES]
+    rows = [_compared(c.key) for c in CASES]
     text = DOC.read_text()
     m = re.search(r"<!-- mmwave-agreement -->\n(.*?)<!-- /mmwave-agreement -->", text, re.S)
     assert m, "docs/validation.md has no mmwave-agreement block"

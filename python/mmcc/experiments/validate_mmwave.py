@@ -13,7 +13,7 @@ run: mean SINR (dB), throughput, RTT; retransmitted bytes, fast retransmits and 
 agreement bands: per-phase mean SINR within +-2 dB, per-phase throughput and whole-run goodput
 within +-10 %.
 
-ns3-mmwave runs at about a sixth of real time here, so its runs are kept: each in
+ns3-mmwave needs 1.3 to 23 CPU seconds per simulated second here, so its runs are kept: each in
 `validation/mmwave-runs/<case>/` (flows.csv, series.csv, radio.csv.gz, drops.csv, meta.json), and
 every stored case is compared again in `make test`. With `--runner` (and the ns3-mmwave tree it
 runs in) the cases not stored yet are run and stored.

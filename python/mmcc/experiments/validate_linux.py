@@ -6,7 +6,7 @@ bandwidth-delay product at the bottleneck, per-packet random loss on the data di
 flow, 1448-byte segments (MTU 1500 with timestamps, as both stacks default to). The matrix:
 rates 20 and 100 Mb/s x one-way delays 10 and 25 ms x buffers 0.25 and 1 BDP x loss 0, 1e-4,
 1e-3, 1e-2, plus two traces: the downlink capacity of the `thesis-edge` radio (mmcc, NewReno, seed
-1) in 100 ms bins from 0 s and from 35 s, scaled to 1/50 of its rate (0-110 Mb/s: the emulator is
+1; frozen with validate_ns3's, `FROZEN_TRACE`) in 100 ms bins from 0 s and from 35 s, scaled to 1/50 of its rate (0-110 Mb/s: the emulator is
 a user-space program on the same cores as both TCP endpoints) with 10 ms delay and a 250 kB
 buffer. Algorithms: the kernel's reno, cubic and bbr against mmcc's newreno, cubic and bbr, and
 mmcc's six eBPF algorithms against their Rust versions.

@@ -161,7 +161,7 @@ impl FlowRecorder {
         }
     }
 
-    /// A retransmission timeout (after its segment is marked, before the retransmission):
+    /// A retransmission timeout (before the retransmission it triggers is sent):
     /// extends the chain if the flight since the previous timeout stayed within one `mss`.
     pub fn on_rto(&mut self, t: Time, mss: u64) {
         let c = &mut self.chain;

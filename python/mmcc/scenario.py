@@ -425,6 +425,8 @@ RADIO_FIELDS: dict[str, tuple[Parser, str]] = {
     "rlc_max_retx": (U32, "rlc_max_retx"),
     "rlc_buffer": (_queue, "rlc_buffer"),
     "ul_scheduling_slots": (U32, "ul_scheduling_slots"),
+    "cqi_expiry": (TIME, "cqi_expiry"),
+    "cqi_report_delay": (TIME, "cqi_report_delay"),
     "sinr_schedule": (lambda c, v, p: _list(c, v, p, _sinr_step), "sinr_schedule"),
     "trace": (_trace_file, "trace_dl"),
     "trace_uplink": (_trace_file, "trace_ul"),

@@ -430,6 +430,38 @@ pub struct RadioLink {
     pub samples: Vec<RadioSample>,
     slots_per_update: u64,
     trace_mode: bool,
+    cqi: DlCqi,
+}
+
+/// The gNB's knowledge of the UE's downlink CQI (`RadioConfig::cqi_expiry`): reports are made
+/// on each downlink block and become usable `cqi_report_delay` later.
+#[derive(Default)]
+struct DlCqi {
+    /// Blocks whose reports are not usable yet (oldest first).
+    in_flight: VecDeque<Time>,
+    /// When the newest usable report became usable.
+    usable: Option<Time>,
+}
+
+impl DlCqi {
+    /// A downlink block was sent at `at`: the UE reports on it.
+    fn on_block(&mut self, at: Time) {
+        if self.in_flight.back() != Some(&at) {
+            self.in_flight.push_back(at);
+        }
+    }
+
+    /// Whether the scheduler holds an unexpired CQI at `now`.
+    fn known(&mut self, now: Time, delay: Dur, expiry: Dur) -> bool {
+        while let Some(&r) = self.in_flight.front() {
+            if r + delay > now {
+                break;
+            }
+            self.in_flight.pop_front();
+            self.usable = Some(r + delay);
+        }
+        self.usable.is_some_and(|u| now < u + expiry)
+    }
 }
 
 impl RadioLink {
@@ -489,6 +521,7 @@ impl RadioLink {
             samples: Vec::new(),
             slots_per_update: (cfg.update.0 / cfg.slot.0).max(1),
             trace_mode: !cfg.trace_dl.is_empty(),
+            cqi: DlCqi::default(),
         };
         r.update(Time::ZERO);
         r
@@ -725,6 +758,9 @@ impl RadioLink {
         } else if !outage {
             let due = self.dirs[d].harq.front().is_some_and(|h| h.due <= now);
             if due {
+                if d == 0 {
+                    self.cqi.on_block(now); // the UE reports on a retransmitted block too
+                }
                 let mut h = self.dirs[d].harq.pop_front().expect("due");
                 h.tx += 1;
                 let dir = &mut self.dirs[d];
@@ -744,12 +780,24 @@ impl RadioLink {
                     dir.pending = h.segs;
                 }
             } else {
-                let (se, ref_sinr) = self.choose(est, d);
+                let (se, ref_sinr) = match self.cfg.cqi_expiry {
+                    // ns3-mmwave without a valid CQI: CQI 1, the downlink's MCS 0
+                    Some(exp)
+                        if d == 0 && !self.cqi.known(now, self.cfg.cqi_report_delay, exp) =>
+                    {
+                        (NS3_MMWAVE_MCS[0].1.min(self.cfg.se_cap), NS3_MMWAVE_MCS[0].0)
+                    }
+                    _ => self.choose(est, d),
+                };
                 let cap = self.tbs(se);
                 if cap > 0 {
                     let dir = &mut self.dirs[d];
                     let segs = dir.fill(cap, now, drops);
                     if !segs.is_empty() {
+                        if d == 0 {
+                            self.cqi.on_block(now);
+                        }
+                        let dir = &mut self.dirs[d];
                         dir.stats.tbs += 1;
                         dir.stats.air_bytes += segs.iter().map(|s| s.1 as u64).sum::<u64>();
                         if dir.rng.bernoulli(Self::bler(sinr - ref_sinr)) {
@@ -827,6 +875,23 @@ mod tests {
             .all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
         // the block error rate is measured against the chosen MCS's threshold: 10 % there
         assert!((RadioLink::bler(5.0 - r.choose(5.0, 0).1) - RadioLink::bler(0.3)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_downlink_cqi_is_usable_after_the_report_delay_and_expires() {
+        let (delay, exp) = (Dur::from_micros(300), Dur::from_millis(10));
+        let mut c = DlCqi::default();
+        let us = |x: u64| Time(x * 1000);
+        assert!(!c.known(us(0), delay, exp)); // no report yet: MCS 0
+        c.on_block(us(0));
+        c.on_block(us(125));
+        assert!(!c.known(us(250), delay, exp)); // the first report is usable from 300 us
+        assert!(c.known(us(300), delay, exp));
+        // the last report (block at 125 us) is usable from 425 us and expires 10 ms later
+        assert!(c.known(us(10_424), delay, exp));
+        assert!(!c.known(us(10_425), delay, exp));
+        c.on_block(us(20_000));
+        assert!(!c.known(us(20_250), delay, exp) && c.known(us(20_300), delay, exp));
     }
 
     #[test]

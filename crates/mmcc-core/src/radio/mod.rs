@@ -71,6 +71,14 @@ pub struct RadioConfig {
     /// gNB RLC transmit buffer (downlink); the UE's uses the same discipline.
     pub rlc_buffer: QueueConfig,
     pub ul_scheduling_slots: u32,
+    /// How long the gNB keeps the UE's downlink CQI after its last report (ns3-mmwave:
+    /// `MmWaveFlexTtiMacScheduler::CqiTimerThreshold` subframes, `RefreshDlCqiMaps`); the UE
+    /// reports only while it receives downlink blocks, so after a longer gap the scheduler has no
+    /// CQI and sends at MCS 0 (CQI 1) until a new report is usable. None: the CQI never expires.
+    pub cqi_expiry: Option<Dur>,
+    /// From a downlink block to the scheduler using the UE's report on it (ns3-mmwave: the UE's
+    /// uplink control message, then `L1L2CtrlLatency` subframes of scheduling ahead).
+    pub cqi_report_delay: Dur,
     /// SINR schedule instead of geometry: (time, SINR dB) steps, LoS when SINR >= 0 dB... (see
     /// `sinr_schedule_los_db`).
     pub sinr_schedule: Vec<SinrStep>,
@@ -124,6 +132,8 @@ impl Default for RadioConfig {
                 room_bytes: None,
             },
             ul_scheduling_slots: 4,
+            cqi_expiry: None,
+            cqi_report_delay: Dur::ZERO,
             sinr_schedule: Vec::new(),
             trace_dl: Vec::new(),
             trace_ul: Vec::new(),

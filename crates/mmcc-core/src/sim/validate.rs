@@ -367,6 +367,10 @@ fn radio(key: &str, r: &RadioConfig) -> Check {
     within(&k("rlc_max_retx"), r.rlc_max_retx, 0, 1000, "")?;
     queue(&k("rlc_buffer"), &r.rlc_buffer)?;
     within(&k("ul_scheduling_slots"), r.ul_scheduling_slots, 0, 1000, "")?;
+    if let Some(e) = r.cqi_expiry {
+        within_dur(&k("cqi_expiry"), e, Dur::from_micros(1), Dur::from_secs(10))?;
+    }
+    within_dur(&k("cqi_report_delay"), r.cqi_report_delay, Dur(0), Dur::from_secs(1))?;
     for (j, s) in r.sinr_schedule.iter().enumerate() {
         within(&k(&format!("sinr_schedule[{j}].sinr_db")), s.sinr_db, -100.0, 100.0, "")?;
     }

@@ -388,3 +388,33 @@ def test_paced_sender_with_a_tiny_send_buffer_keeps_its_skbs_consistent(send_buf
                       "app": {"type": "rate", "rate": "10Mbps", "write_size": "1400B"}}]}
     f = mmcc.run(Scenario.from_dict(raw, source="inv")).flows.to_pydict()
     assert f["delivered_bytes"][0] > 0 and f["tcp_profile"][0] == "linux"
+
+
+def test_first_use_errors_are_one_clear_line_before_anything_runs(mmcc_cli, tmp_path):
+    """--out that is a file or cannot be created fails at once (nothing simulated, nothing lost);
+    the fuzz target has a real argument parser; from_dict takes only a table; validate takes
+    durations with units; the testbed's advice for a radio scenario is a command that works."""
+    afile = tmp_path / "afile.txt"
+    afile.write_text("keep")
+    for out, needle in ((afile, "exists and is not a folder"), (afile / "sub", "cannot create the folder")):
+        r = mmcc_cli("run", "dumbbell", "--duration", "0.2s", "--no-plot", "--out", out)
+        assert r.returncode == 2 and needle in r.stderr and r.stdout == "", (r.stdout, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1
+    assert afile.read_text() == "keep"
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "mmcc.fuzz", "--help"], capture_output=True, text=True)
+    assert p.returncode == 0 and "usage: python -m mmcc.fuzz" in p.stdout
+    p = subprocess.run([sys.executable, "-m", "mmcc.fuzz", "many"], capture_output=True, text=True)
+    assert p.returncode == 2 and "invalid int value: 'many'" in p.stderr and "Traceback" not in p.stderr
+    with pytest.raises(mmcc.ScenarioError, match="a scenario is a table of keys .* got int"):
+        Scenario.from_dict(5)
+    r = mmcc_cli("validate", "mmwave", "--duration", "7s", "--cca", "newreno", "--store", tmp_path, "--out", tmp_path / "v")
+    assert r.returncode == 2 and "newreno-edge-0.25MiB-0-s1-7s" in r.stderr  # 7 s understood
+    r = mmcc_cli("validate", "ns3", "--duration", "7parsec")
+    assert r.returncode == 2 and 'unknown time unit "parsec"' in r.stderr
+    from mmcc.testbed.run import TestbedError, plan
+
+    with pytest.raises(TestbedError, match=r"`mmcc run SCENARIO --out RUN`.*`mmcc export-trace RUN --out"):
+        plan(mmcc.scenario.load("thesis-edge").config)

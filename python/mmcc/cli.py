@@ -97,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "ns3-mmwave (stored runs in validation/mmwave-runs; new ones with --runner)")
     v.add_argument("--quick", action="store_true", help="a small subset (a few minutes)")
     v.add_argument("--seeds", type=int, help="seeds per case (ns3: default 5, --quick 4; linux: repetitions, default 1)")
-    v.add_argument("--duration", type=float, help="seconds per run (ns3: default 20; linux: 15, --quick 10)")
+    v.add_argument("--duration", type=_seconds, help="time per run, with a unit (\"20s\", \"500ms\") or bare seconds "
+                                                  "(ns3: default 20 s; linux: 15 s, --quick 10 s; mmwave: 12 s)")
     v.add_argument("--cca", help="comma-separated algorithms (default: the 11 ns-3 classes and the 6 ported "
                                  "mmWave algorithms)")
     v.add_argument("--rate", help="comma-separated bottlenecks. ns3: 100Mbps, 1Gbps, steps, square, trace, 2flows "
@@ -205,6 +206,7 @@ def _cmd_run(a) -> int:
     cca_tag = (a.cca.rpartition(":")[2] if a.cca else None) or sc.config["flows"][0]["cca"]
     seed_tag = a.seed if a.seed is not None else sc.config["seed"]
     out = Path(a.out) if a.out else Path("out") / f"{sc.name}-{cca_tag}-s{seed_tag}"
+    _prepare_out(out)
     if a.pcap:
         link, _, direction = a.pcap.partition(":")
         if not link.isdigit():
@@ -257,6 +259,31 @@ def _cmd_run(a) -> int:
 
 #: Files a run writes (tables, figures, capture): what a later run in the same folder replaces.
 _RUN_OUTPUT_GLOBS = ("*.parquet", "*.png", "run.json", "*.pcap")
+
+
+def _seconds(text: str) -> float:
+    """A duration for argparse: "20s", "500ms" or bare seconds ("20")."""
+    from .units import UnitError, parse_time
+
+    try:
+        return float(text) if text.replace(".", "", 1).isdigit() else parse_time(text) / 1e9
+    except UnitError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _prepare_out(out: Path) -> None:
+    """Make sure the output folder can be written before anything runs (a run's results must not
+    be lost at the end); one clear error otherwise."""
+    from .scenario import ScenarioError
+
+    if out.exists() and not out.is_dir():
+        raise ScenarioError(f"--out {out}: exists and is not a folder; give a folder (it is created if missing)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ScenarioError(f"--out {out}: cannot create the folder: {e.strerror}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ScenarioError(f"--out {out}: the folder is not writable")
 
 
 def _remove_stale_outputs(out: Path, written: list) -> None:
@@ -502,7 +529,7 @@ def _cmd_testbed(a) -> int:
     cca_tag = a.cca or sc.config["flows"][0]["cca"]
     seed_tag = a.seed if a.seed is not None else sc.config["seed"]
     out = Path(a.out) if a.out else Path("out") / f"testbed-{sc.name}-{cca_tag}-s{seed_tag}"
-    out.mkdir(parents=True, exist_ok=True)
+    _prepare_out(out)
     result = run_testbed(sc, cca=a.cca, seed=a.seed, duration=a.duration, sets=_parsed(a.sets),
                          sample_ms=a.sample_ms, pcap_dir=out if a.pcap else None)
     print(f"scenario {sc.name} on the kernel testbed, {result.scenario.config['duration'] / 1e9:g} s in "

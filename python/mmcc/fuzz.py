@@ -186,10 +186,15 @@ def fuzz(cases: int = 1000, seed: int = 1) -> Tally:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    n = int(argv[0]) if argv else 1000
-    seed = int(argv[1]) if len(argv) > 1 else 1
-    t = fuzz(n, seed)
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m mmcc.fuzz", description=__doc__.split("\n\n")[0])
+    ap.add_argument("cases", nargs="?", type=int, default=1000, help="mutated scenarios and traces (default 1000)")
+    ap.add_argument("seed", nargs="?", type=int, default=1, help="seed of the mutations (default 1)")
+    a = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    if a.cases < 0:
+        ap.error(f"cases: {a.cases}; allowed: 0 or more")
+    t = fuzz(a.cases, a.seed)
     print(f"{t.cases} cases: {t.rejected} clean rejections, {t.ran} runs, {len(t.crashes)} crashes, {len(t.hangs)} hangs")
     for what, raw in t.crashes[:20]:
         print(f"crash: {what}\n  {raw}")

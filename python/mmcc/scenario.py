@@ -679,6 +679,9 @@ class Scenario:
 
     @classmethod
     def from_dict(cls, raw: dict, source: str = "<dict>") -> "Scenario":
+        if not isinstance(raw, dict):
+            raise ScenarioError(f"{source}: a scenario is a table of keys (a dict, as the TOML file's top level), "
+                                f"got {type(raw).__name__}")
         sc = cls(raw, source)  # checks the depth before the copy recurses into it
         sc.raw = copy.deepcopy(raw)
         return sc

@@ -87,9 +87,10 @@ class Plan:
 def plan(config: dict) -> Plan:
     """The emulated path and the flows of a normalized scenario configuration."""
     if config.get("radios"):
-        raise TestbedError("the testbed emulates wired links; for a radio scenario export its capacity with "
-                           "`mmcc export-trace SCENARIO --out cap.mahimahi` and run a wired scenario whose "
-                           "bottleneck has `rate_trace = { file = \"cap.mahimahi\" }` (docs/testbed.md)")
+        raise TestbedError("the testbed emulates wired links; for a radio scenario run it in the simulator "
+                           "(`mmcc run SCENARIO --out RUN`), export its capacity (`mmcc export-trace RUN --out "
+                           "cap.mahimahi`) and run a wired scenario whose bottleneck has "
+                           "`rate_trace = { file = \"cap.mahimahi\" }` (docs/testbed.md)")
     flows = config["flows"]
     ends = {(f["src"], f["dst"]) for f in flows}
     if len(ends) != 1:

@@ -331,7 +331,15 @@ def test_valid_but_suspicious_values_warn(mmcc_cli, tmp_path):
     r = mmcc_cli("run", "thesis-edge", "--duration", "0.5s", "--param", "rlc_buffer=20", "--param", "per=0.5",
                  "--no-plot", "--out", tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "rlc_buffer.limit: 20 is 20 bytes" in r.stderr and "0.5 per byte loses almost every packet" in r.stderr
+    assert "rlc_buffer.limit: 20 is 20 bytes" in r.stderr and "0.5 per byte loses 100 % of 1500-byte packets" in r.stderr
+    # the warning follows the packet loss a rate gives, not the raw value: 1e-3 per byte loses 78 %
+    # of 1500-byte packets, 1e-5 per byte 1.5 % (no warning)
+    r = mmcc_cli("run", "thesis-edge", "--duration", "0.1s", "--param", "per=1e-3", "--no-plot", "--out", tmp_path)
+    assert "0.001 per byte loses 78 % of 1500-byte packets" in r.stderr
+    r = mmcc_cli("run", "thesis-edge", "--duration", "0.1s", "--param", "per=1e-5", "--no-plot", "--out", tmp_path)
+    assert "loses" not in r.stderr
+    r = mmcc_cli("run", "dumbbell", "--set", "links.1.rate=1e-9bps", "--duration", "0.1s", "--no-plot")
+    assert r.returncode == 2 and "links[1].rate: must be positive; allowed: at least 1bps" in r.stderr
 
 
 def test_runs_get_their_own_folder_and_stale_files_go(mmcc_cli, tmp_path):
@@ -418,3 +426,16 @@ def test_first_use_errors_are_one_clear_line_before_anything_runs(mmcc_cli, tmp_
 
     with pytest.raises(TestbedError, match=r"`mmcc run SCENARIO --out RUN`.*`mmcc export-trace RUN --out"):
         plan(mmcc.scenario.load("thesis-edge").config)
+
+
+def test_default_output_folders_do_not_overwrite_runs_with_other_parameters(mmcc_cli, tmp_path):
+    """`out/<scenario>-<cca>-s<seed>` gains a short hash of --param, --set, --duration and
+    --cca-param when any is given, so the README's comparisons keep each run."""
+    folders = []
+    for extra in ([], ["--set", "links.1.forward.queue.limit=250KB"], ["--set", "links.1.forward.queue.limit=5MB"]):
+        r = mmcc_cli("run", "dumbbell", "--duration", "0.1s", "--no-plot", *extra, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        folders.append(r.stdout.strip().splitlines()[-1].split(" to ")[-1].rstrip("/"))
+    assert len(set(folders)) == 3 and all(f.startswith("out/dumbbell-newreno-s1-") for f in folders)
+    r = mmcc_cli("run", "dumbbell", "--seed", "2", "--duration", "0.1s", "--no-plot", cwd=tmp_path)
+    assert r.stdout.strip().endswith("out/dumbbell-newreno-s2-5c0f9c94/")  # the same --duration: the same folder

@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="algorithm parameter override (repeatable)")
     r.add_argument("--trace", action="store_true", help="also record every RTT sample, delivered segment and cwnd change")
     r.add_argument("--pcap", metavar="LINK[:forward|reverse]", help="capture one link direction to OUT/capture.pcap")
-    r.add_argument("--out", default=None, help="output folder (default: out/<scenario>-<cca>-s<seed>)")
+    r.add_argument("--out", default=None, help="output folder (default: out/<scenario>-<cca>-s<seed>, plus -<hash> of the --param, --set, --duration and --cca-param values when any is given)")
     r.add_argument("--no-plot", action="store_true", help="skip the PNG")
 
     e = sub.add_parser("export-trace", help="write a run's radio capacity as a Mahimahi mm-link trace",
@@ -202,10 +202,20 @@ def _cmd_run(a) -> int:
     sets = _parsed(a.sets)
     if a.trace:
         sets["record.trace"] = True
-    # default: a folder per scenario, algorithm and seed, so runs do not overwrite each other
+    # default: a folder per scenario, algorithm and seed, so runs do not overwrite each other, and
+    # per set of overrides (--param, --set, --duration, --cca-param: a short hash of them; run.json
+    # has the values)
     cca_tag = (a.cca.rpartition(":")[2] if a.cca else None) or sc.config["flows"][0]["cca"]
     seed_tag = a.seed if a.seed is not None else sc.config["seed"]
-    out = Path(a.out) if a.out else Path("out") / f"{sc.name}-{cca_tag}-s{seed_tag}"
+    overrides = {"param": sorted(a.params), "set": sorted(a.sets), "duration": a.duration,
+                 "cca_param": sorted(a.cca_param)}
+    tag = ""
+    if any(overrides.values()):
+        import hashlib
+        import json
+
+        tag = "-" + hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:8]
+    out = Path(a.out) if a.out else Path("out") / f"{sc.name}-{cca_tag}-s{seed_tag}{tag}"
     _prepare_out(out)
     if a.pcap:
         link, _, direction = a.pcap.partition(":")

@@ -244,16 +244,20 @@ def _queue(ctx, v, path):
     return out
 
 
-#: Error rates above these lose almost every packet (a 1500-byte packet: 12,000 bits, 1,500 bytes).
-_LOSSY = {"bit": 1e-4, "byte": 1e-3, "packet": 0.3}
+#: Units of an error model in one 1500-byte packet.
+_UNITS_PER_PACKET = {"bit": 12_000, "byte": 1_500, "packet": 1}
+#: A warning when an error model loses more than this share of 1500-byte packets.
+_LOSSY_PACKET_SHARE = 0.3
 
 
 def _error(ctx, v, path):
     t = _table(ctx, v, path, {"unit": ONE_OF("bit", "byte", "packet"), "rate": FLOAT},
                required=("unit", "rate"))
-    if t["rate"] > _LOSSY[t["unit"]]:
-        ctx.warn(f"{path}.rate", f"{t['rate']:g} per {t['unit']} loses almost every packet "
-                                 f"(above {_LOSSY[t['unit']]:g} per {t['unit']}); is the unit right?")
+    r = min(max(t["rate"], 0.0), 1.0)
+    loss = 1.0 - (1.0 - r) ** _UNITS_PER_PACKET[t["unit"]]  # per packet, as the core draws it
+    if loss > _LOSSY_PACKET_SHARE:
+        ctx.warn(f"{path}.rate", f"{t['rate']:g} per {t['unit']} loses {100 * loss:.0f} % of 1500-byte packets; "
+                                 f"is the unit right?")
     return {"unit": t["unit"], "rate": t["rate"]}
 
 

@@ -176,7 +176,7 @@ impl SimConfig {
         } = f.app
         {
             if rate.0 == 0 {
-                return Err(format!("{key}.app.rate: must be positive"));
+                return Err(format!("{key}.app.rate: {ZERO_RATE}"));
             }
             within(&format!("{key}.app.write_size"), write_size, 1, 10_000_000, "B")?;
         }
@@ -252,9 +252,12 @@ impl SimConfig {
     }
 }
 
+/// Rates are whole bits per second: what a rate of 0 (or one that rounds to 0) is told.
+const ZERO_RATE: &str = "must be positive; allowed: at least 1bps (rates are whole bits per second)";
+
 fn link(key: &str, l: &LinkConfig) -> Check {
     if l.rate.0 == 0 {
-        return Err(format!("{key}.rate: must be positive"));
+        return Err(format!("{key}.rate: {ZERO_RATE}"));
     }
     within(&format!("{key}.mtu"), l.mtu, 100, 65_535, "B")?;
     // one key in the scenario, kept per direction in the core
@@ -289,7 +292,7 @@ fn direction(key: &str, d: &DirectionConfig) -> Check {
     }
     for (j, w) in d.rate_steps.iter().enumerate() {
         if w.1 .0 == 0 {
-            return Err(format!("{key}.rate_schedule[{j}].rate: must be positive"));
+            return Err(format!("{key}.rate_schedule[{j}].rate: {ZERO_RATE}"));
         }
         if j > 0 && d.rate_steps[j - 1].0 >= w.0 {
             return Err(format!("{key}.rate_schedule[{j}].t: times must increase"));
@@ -470,7 +473,7 @@ mod tests {
         let e = err(|c| c.links[0].ba.rate_steps = vec![(Time(5), Bandwidth(1)), (Time(5), Bandwidth(2))]);
         assert_eq!(e, "links[0].reverse.rate_schedule[1].t: times must increase");
         let e = err(|c| c.links[0].ab.rate_steps = vec![(Time(5), Bandwidth(0))]);
-        assert_eq!(e, "links[0].forward.rate_schedule[0].rate: must be positive");
+        assert_eq!(e, format!("links[0].forward.rate_schedule[0].rate: {ZERO_RATE}"));
     }
 
     #[test]

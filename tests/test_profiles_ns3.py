@@ -355,3 +355,10 @@ def test_the_stored_stall_run_is_ns3s_output_now(tmp_path):
     rows = [[{k: v for k, v in r.items() if k != "wall_s"} for r in csv.DictReader(p.open())]
             for p in (tmp_path / "flows.csv", STALL_REF / "flows.csv")]
     assert rows[0] == rows[1]
+
+
+def test_export_ns3_refuses_the_linux_profile(mmcc_cli, tmp_path):
+    """The runner is ns-3's stack: a flow with the linux profile is refused with what to do."""
+    r = mmcc_cli("export-ns3", "dumbbell", "--out", tmp_path / "x.json")
+    assert r.returncode == 2 and "flows[0] uses the `linux` TCP profile" in r.stderr
+    assert "--set tcp.profile=ns3" in r.stderr and not (tmp_path / "x.json").exists()

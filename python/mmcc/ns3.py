@@ -35,6 +35,11 @@ def export(config: dict) -> dict:
             raise ScenarioError(f"export-ns3: flows[{i}].receiver_feed has no ns-3 mapping in this runner (its "
                                 "algorithms measure at the sender); remove it to export")
         tcp = json.loads(_core.resolve_tcp(json.dumps(f.get("tcp", {}))))
+        if tcp.get("profile") == "linux":
+            raise ScenarioError(f"export-ns3: flows[{i}] uses the `linux` TCP profile, and the runner is ns-3's "
+                                "stack, which has none of its Linux behaviours (RACK, the send buffer's skb "
+                                "accounting, Linux's recovery rules; docs/tcp-profiles.md): export with "
+                                "`--set tcp.profile=ns3`")
         flows.append({**f, "tcp": tcp})
     return {"format": "mmcc-ns3/1", **{k: v for k, v in config.items() if k not in ("flows", "links")},
             "links": _links_with_streams(config), "flows": flows,

@@ -346,8 +346,11 @@ def test_runs_get_their_own_folder_and_stale_files_go(mmcc_cli, tmp_path):
     r1 = mmcc_cli("run", "dumbbell", "--duration", "0.2s", "--cca", "cubic", "--no-plot", cwd=tmp_path)
     r2 = mmcc_cli("run", "dumbbell", "--duration", "0.2s", "--cca", "bbr", "--no-plot", cwd=tmp_path)
     assert r1.returncode == 0 and r2.returncode == 0, r1.stderr + r2.stderr
-    assert (tmp_path / "out" / "dumbbell-cubic-s1" / "run.json").is_file()
-    assert (tmp_path / "out" / "dumbbell-bbr-s1" / "run.json").is_file()
+    # a folder per algorithm (and, with --duration given, the same hash of it on both)
+    (cubic,) = (tmp_path / "out").glob("dumbbell-cubic-s1-*")
+    (bbr,) = (tmp_path / "out").glob("dumbbell-bbr-s1-*")
+    assert (cubic / "run.json").is_file() and (bbr / "run.json").is_file()
+    assert cubic.name.rsplit("-", 1)[1] == bbr.name.rsplit("-", 1)[1]
     # the same folder again without figures: the old figure is removed, not left beside new tables
     out = tmp_path / "o"
     assert mmcc_cli("run", "dumbbell", "--duration", "0.2s", "--out", out).returncode == 0

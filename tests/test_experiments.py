@@ -217,6 +217,17 @@ def test_query_runs_sql_over_the_dataset(mmcc_cli, tmp_path):
     assert r.returncode == 2 and r.stderr.startswith("error: query: Parser Error")
     r = mmcc_cli("query", tmp_path / "nothing", "SELECT 1")
     assert r.returncode == 2 and "no finished runs" in r.stderr
+    # by default the SQL sees only 'runs': no other file read, nothing written, nothing attached,
+    # and the setting cannot be turned back on
+    secret = tmp_path / "secret.csv"
+    secret.write_text("a\n1\n")
+    for sql in (f"SELECT * FROM read_csv('{secret}')", f"COPY runs TO '{tmp_path / 'x.csv'}'",
+                f"ATTACH '{tmp_path / 'y.db'}'", "SET enable_external_access = true"):
+        r = mmcc_cli("query", tmp_path, sql)
+        assert r.returncode == 2 and r.stderr.startswith("error: query:"), (sql, r.stderr)
+    assert not (tmp_path / "x.csv").exists() and not (tmp_path / "y.db").exists()
+    r = mmcc_cli("query", tmp_path, f"SELECT count(*) AS n FROM read_csv('{secret}')", "--csv", "--external")
+    assert r.returncode == 0 and r.stdout.splitlines() == ["n", "1"], r.stderr
 
 
 def test_sweep_file_defines_the_grid(mmcc_cli, tmp_path):

@@ -152,12 +152,15 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", default=None, help="output folder (default: out/reproduce-<publication>)")
 
     q = sub.add_parser("query", help="SQL over a sweep's results (DuckDB); the table is 'runs'",
-                       description="Run SQL over OUT/runs/*/summary.parquet, available as the view 'runs' "
-                                   "(one row per run). Example: mmcc query out/sweep \"SELECT cca, avg(throughput_mbps) "
+                       description="Run SQL over OUT/runs/*/summary.parquet, available as the table 'runs' "
+                                   "(one row per run); the SQL sees nothing else unless --external. Example: mmcc query out/sweep \"SELECT cca, avg(throughput_mbps) "
                                    "FROM runs GROUP BY cca\"")
     q.add_argument("dir", help="a sweep or reproduction output folder")
     q.add_argument("sql", help="the query")
     q.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+    q.add_argument("--external", action="store_true",
+                   help="let the SQL use DuckDB's file system access (other files, COPY TO, ATTACH, extensions); "
+                        "by default it sees only the table 'runs'")
 
     k = sub.add_parser("kernel", help="load, unload or list mmcc's eBPF congestion controls (root)",
                        description="Register mmcc's algorithms as BPF struct_ops congestion controls in this kernel "
@@ -439,7 +442,7 @@ def _cmd_query(a) -> int:
 
     from .experiments.sweep import query
 
-    cols, rows = query(a.dir, a.sql)
+    cols, rows = query(a.dir, a.sql, external=a.external)
     if a.csv:
         w = csv.writer(sys.stdout)
         w.writerow(cols)

@@ -408,9 +408,11 @@ def load_summaries(out_dir: str | Path) -> pa.Table:
     return t.sort_by("run_id").replace_schema_metadata(None)
 
 
-def query(out_dir: str | Path, sql: str):
-    """Run SQL (DuckDB) over a sweep's dataset, available as the view `runs` (one row per run);
-    returns (column names, rows)."""
+def query(out_dir: str | Path, sql: str, external: bool = False):
+    """Run SQL (DuckDB) over a sweep's dataset, available as the table `runs` (one row per run);
+    returns (column names, rows). By default the query sees only `runs`: DuckDB's file system
+    access (reading other files, `COPY ... TO`, `ATTACH`, extension installs) is off and locked
+    after the table is loaded; `external=True` keeps DuckDB's defaults."""
     try:
         import duckdb
     except ImportError:
@@ -418,9 +420,13 @@ def query(out_dir: str | Path, sql: str):
     files = _readable_summaries(out_dir)
     if not files:
         raise ValueError(f"{out_dir}: no finished runs (expected {Path(out_dir) / 'runs'}/*/summary.parquet)")
-    con = duckdb.connect()
+    con = duckdb.connect(config={} if external else {"autoload_known_extensions": False,
+                                                       "autoinstall_known_extensions": False})
     listed = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
-    con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet([{listed}], union_by_name=true)")
+    con.execute(f"CREATE TABLE runs AS SELECT * FROM read_parquet([{listed}], union_by_name=true)")
+    if not external:
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
     try:
         # through Arrow: time-zone-aware values need no Python time-zone package
         rel = con.sql(sql)

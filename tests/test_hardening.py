@@ -442,3 +442,22 @@ def test_default_output_folders_do_not_overwrite_runs_with_other_parameters(mmcc
     assert len(set(folders)) == 3 and all(f.startswith("out/dumbbell-newreno-s1-") for f in folders)
     r = mmcc_cli("run", "dumbbell", "--seed", "2", "--duration", "0.1s", "--no-plot", cwd=tmp_path)
     assert r.stdout.strip().endswith("out/dumbbell-newreno-s2-5c0f9c94/")  # the same --duration: the same folder
+
+
+def test_error_lines_stay_readable_whatever_the_input_echoes(mmcc_cli, tmp_path):
+    """An error that echoes a huge or odd user value is one line of at most ERROR_CHARS
+    characters with its beginning and end, and control characters escaped."""
+    from mmcc.cli import ERROR_CHARS
+
+    names = [f"n{i}" for i in range(70_000)]
+    f = tmp_path / "big.toml"
+    f.write_text(f'duration = "1s"\nnodes = {names!r}\n'.replace("'", '"') +
+                 '[[links]]\nbetween = ["n0", "nope"]\nrate = "1Mbps"\ndelay = "1ms"\n')
+    r = mmcc_cli("run", f, "--no-plot", "--out", tmp_path / "o")
+    line = r.stderr.strip()
+    assert r.returncode == 2 and len(line.splitlines()) == 1 and len(line) <= ERROR_CHARS + len("error: ")
+    g = tmp_path / "esc.toml"
+    g.write_text('duration = "1s"\nnodes = ["a", "b"]\n[[links]]\nbetween = ["a", "z\\u001b[31mred"]\n'
+                 'rate = "1Mbps"\ndelay = "1ms"\n[[flows]]\nfrom = "a"\nto = "b"\n')
+    r = mmcc_cli("run", g, "--no-plot", "--out", tmp_path / "o2")
+    assert r.returncode == 2 and "\x1b" not in r.stderr and "\\x1b" in r.stderr, r.stderr

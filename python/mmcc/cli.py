@@ -274,6 +274,24 @@ def _cmd_run(a) -> int:
 _RUN_OUTPUT_GLOBS = ("*.parquet", "*.png", "run.json", "*.pcap")
 
 
+#: The longest error line printed: a message that echoes a huge user value (70,000 node names, a
+#: 10,000-character name) keeps its beginning and end.
+ERROR_CHARS = 1000
+
+
+def _one_line(text: str, limit: int = ERROR_CHARS) -> str:
+    """An error message as one readable line: white space folded, other control characters
+    escaped (\\x1b), and at most `limit` characters (the middle left out, and said so)."""
+    text = " ".join(text.split())
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+                   for c in text)
+    if len(text) > limit:
+        cut = len(text) - limit + 40
+        head = (limit - 40) * 2 // 3
+        text = f"{text[:head]} ... ({cut:,} characters left out) ... {text[head + cut:]}"
+    return text
+
+
 def _seconds(text: str) -> float:
     """A duration for argparse: "20s", "500ms" or bare seconds ("20")."""
     from .units import UnitError, parse_time
@@ -667,13 +685,12 @@ def main(argv: list[str] | None = None) -> int:
             pass
         return 0
     except (ValueError, OSError, RuntimeError) as e:  # ScenarioError, UnitError, core errors, files
-        msg = " ".join(str(e).split())
-        sys.stderr.write(f"error: {msg}\n")
+        sys.stderr.write(f"error: {_one_line(str(e))}\n")
         return EXIT_USAGE if isinstance(e, ValueError) else 1
     except Exception as e:  # noqa: BLE001 - never a traceback for users
         if os.environ.get("MMCC_DEBUG"):
             raise
-        sys.stderr.write(f"internal error: {type(e).__name__}: {' '.join(str(e).split())} "
+        sys.stderr.write(f"internal error: {type(e).__name__}: {_one_line(str(e))} "
                          f"(set MMCC_DEBUG=1 for details)\n")
         return EXIT_INTERNAL
 

@@ -553,14 +553,14 @@ impl RadioLink {
                 (0.6 * (1.0 + 10f64.powf(est_db / 10.0)).log2()).min(self.cfg.se_cap),
                 est_db,
             ),
-            LinkAdaptation::Ns3MmwaveMcs => match self.mcs_for(est_db, d) {
-                Some(m) => {
-                    let (thr, se) = NS3_MMWAVE_MCS[m];
-                    (se.min(self.cfg.se_cap), thr)
-                }
-                None => (0.0, est_db),
-            },
+            LinkAdaptation::Ns3MmwaveMcs => self.mcs_for(est_db, d).map_or((0.0, est_db), |m| self.at_mcs(m)),
         }
+    }
+
+    /// (spectral efficiency, its 10 % BLER threshold) of ns3-mmwave's MCS `m`.
+    fn at_mcs(&self, m: usize) -> (f64, f64) {
+        let (thr, se) = NS3_MMWAVE_MCS[m];
+        (se.min(self.cfg.se_cap), thr)
     }
 
     /// ns3-mmwave's MCS: the highest with a 10 % threshold at or below the estimate, through the
@@ -782,11 +782,7 @@ impl RadioLink {
             } else {
                 let (se, ref_sinr) = match self.cfg.cqi_expiry {
                     // ns3-mmwave without a valid CQI: CQI 1, the downlink's MCS 0
-                    Some(exp)
-                        if d == 0 && !self.cqi.known(now, self.cfg.cqi_report_delay, exp) =>
-                    {
-                        (NS3_MMWAVE_MCS[0].1.min(self.cfg.se_cap), NS3_MMWAVE_MCS[0].0)
-                    }
+                    Some(exp) if d == 0 && !self.cqi.known(now, self.cfg.cqi_report_delay, exp) => self.at_mcs(0),
                     _ => self.choose(est, d),
                 };
                 let cap = self.tbs(se);

@@ -75,3 +75,20 @@ def test_docs_quote_the_current_agreement():
     m = re.search(r"<!-- mmwave-agreement -->\n(.*?)<!-- /mmwave-agreement -->", text, re.S)
     assert m, "docs/validation.md has no mmwave-agreement block"
     assert m.group(1) == vm.agreement_markdown(rows), "rerun: python -m mmcc.experiments.validate_mmwave --docs"
+
+
+def test_validate_writes_to_the_folder_given_or_one_per_reference(monkeypatch, tmp_path):
+    """`--out` is used as given, whatever its name; without it each reference has its folder."""
+    from mmcc import cli
+    from mmcc.experiments import validate_ns3
+
+    seen = []
+    done = {"cases": 0, "goodput_within_10pct": 0, "phase_sinr_within_2db": 0, "phase_thr_within_10pct": 0,
+            "within_5pct": 0, "within_10pct": 0}
+    monkeypatch.setattr(vm, "run_validation", lambda out, **_: seen.append(out) or done)
+    monkeypatch.setattr(validate_ns3, "run_validation", lambda out, **_: seen.append(out) or done)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["validate", "mmwave"]) == 0
+    assert cli.main(["validate", "mmwave", "--out", "out/validate-ns3"]) == 0
+    assert cli.main(["validate", "ns3"]) == 0
+    assert seen == ["out/validate-mmwave", "out/validate-ns3", "out/validate-ns3"]

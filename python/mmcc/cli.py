@@ -106,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
                                   "200Mbps and trace1, trace2 (default: 20Mbps, 100Mbps, trace1, trace2)")
     v.add_argument("--loss", help="comma-separated per-packet loss rates (default: 0,1e-5,1e-4,1e-3)")
     v.add_argument("--workers", type=int, help="parallel runs (default: all cores)")
-    v.add_argument("--out", default="out/validate-ns3", help="output folder (resumable)")
+    v.add_argument("--out", default=None, help="output folder (resumable; default: out/validate-REFERENCE)")
     v.add_argument("--buffer", help="mmwave: comma-separated edge RLC buffers in MiB (default: 0.25,2.5,20)")
     v.add_argument("--per", help="mmwave: comma-separated per-byte error rates (default: 0,1e-7)")
     v.add_argument("--server", help="mmwave: edge, remote or both (default: both)")
@@ -588,7 +588,7 @@ def _split(text: str | None, conv, what: str):
 def _cmd_validate_mmwave(a) -> int:
     from .experiments import validate_mmwave as vm
 
-    out = a.out if a.out != "out/validate-ns3" else "out/validate-mmwave"
+    out = a.out
     store = a.store or vm.STORE
     picked = any(x is not None for x in (a.cca, a.buffer, a.per, a.server, a.duration, a.seeds))
     cases = vm.matrix(_split(a.cca, str, "--cca"), _split(a.buffer, float, "--buffer"), _split(a.per, float, "--per"),
@@ -603,11 +603,18 @@ def _cmd_validate_mmwave(a) -> int:
 
 
 def _cmd_validate(a) -> int:
+    a.out = a.out or f"out/validate-{a.reference}"
     if a.reference == "mmwave":
         return _cmd_validate_mmwave(a)
     for opt in ("buffer", "per", "server", "runner", "ns3_mmwave"):
         if getattr(a, opt) is not None:
             raise ValueError(f"validate {a.reference}: --{opt.replace('_', '-')} is for validate mmwave")
+    ccas = [c.strip() for c in a.cca.split(",")] if a.cca else None
+    rates = [r.strip() for r in a.rate.split(",")] if a.rate else None
+    try:
+        losses = [float(x) for x in a.loss.split(",")] if a.loss else None
+    except ValueError:
+        raise ValueError(f"validate: --loss {a.loss!r}: expected comma-separated numbers, e.g. 0,1e-4") from None
     if a.reference == "linux":
         if a.store:
             raise ValueError("validate linux: --store is for ns3 (the kernel side is run each time)")
@@ -615,26 +622,13 @@ def _cmd_validate(a) -> int:
         from .testbed.run import install_signal_handlers
 
         install_signal_handlers()  # SIGTERM / SIGHUP clean up like Ctrl-C
-
-        ccas = [c.strip() for c in a.cca.split(",")] if a.cca else None
-        rates = [r.strip() for r in a.rate.split(",")] if a.rate else None
-        try:
-            losses = [float(x) for x in a.loss.split(",")] if a.loss else None
-        except ValueError:
-            raise ValueError(f"validate: --loss {a.loss!r}: expected comma-separated numbers, e.g. 0,1e-3") from None
-        res = run_linux(a.out if a.out != "out/validate-ns3" else "out/validate-linux", quick=a.quick,
-                        seeds=a.seeds, duration=a.duration, ccas=ccas, rates=rates, losses=losses)
+        res = run_linux(a.out, quick=a.quick, seeds=a.seeds, duration=a.duration, ccas=ccas, rates=rates,
+                        losses=losses)
         print(f"{res['cases']} cases: {100 * res['within_10pct']:.0f} % within +-10 % of the kernel; "
               f"report: {res['out']}/report.md")
         return 0
     from .experiments.validate_ns3 import run_validation
 
-    ccas = [c.strip() for c in a.cca.split(",")] if a.cca else None
-    rates = [r.strip() for r in a.rate.split(",")] if a.rate else None
-    try:
-        losses = [float(x) for x in a.loss.split(",")] if a.loss else None
-    except ValueError:
-        raise ValueError(f"validate: --loss {a.loss!r}: expected comma-separated numbers, e.g. 0,1e-4") from None
     res = run_validation(a.out, quick=a.quick, seeds=a.seeds, duration=a.duration, ccas=ccas, rates=rates,
                          losses=losses, workers=a.workers, store=a.store)
     print(f"{res['cases']} cases: {100 * res['within_5pct']:.0f} % within +-5 %, "

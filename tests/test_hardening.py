@@ -1,7 +1,10 @@
 """Regression tests for the hardening issue's bad-input findings: each is one clean line on
 stderr with the key and what is allowed, never a panic, a hang or a raw exception."""
 
+import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -65,6 +68,53 @@ def test_traces_are_read_with_bounds(tmp_path):
     ok = tmp_path / "ok.mm"
     ok.write_text("1\n1\n3\n")
     assert read_mahimahi(ok) == [2, 0, 1]
+
+
+def test_a_large_trace_is_read_in_bounded_memory(tmp_path):
+    """A trace is parsed in chunks: reading 60 MB of timestamps must not hold the file (or an
+    integer per line) in memory; peak memory grows by well under the file's size."""
+    big = tmp_path / "big.mm"
+    per_ms = 1200  # 14.4 Gb/s of 1500-byte opportunities
+    with open(big, "wb") as f:
+        for ms in range(1, 10_001):
+            f.write((f"{ms}\n" * per_ms).encode())
+    size = big.stat().st_size
+    assert size > 50e6
+    code = ("import resource, sys; from mmcc.traces import read_mahimahi; "
+            "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; "
+            "c = read_mahimahi(sys.argv[1]); assert len(c) == 10000 and c[0] == 1200 and sum(c) == 12000000; "
+            "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * 1024)")
+    r = subprocess.run([sys.executable, "-c", code, str(big)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert int(r.stdout) < size / 2, f"peak memory grew by {int(r.stdout):,} bytes for a {size:,}-byte trace"
+
+
+def test_the_largest_topology_routes_in_linear_memory():
+    """65,535 nodes (the most a scenario may have) with one short flow: routes are kept only for
+    the flow's paths, not as a nodes x nodes table (which took gigabytes)."""
+    code = ("import resource, mmcc; n = 65535; "
+            "sc = {'name': 'big', 'duration': '0.1s', 'nodes': [f'n{i}' for i in range(n)], "
+            "'links': [{'between': [f'n{i}', f'n{i + 1}'], 'rate': '100Mbps', 'delay': '1us'} for i in range(n - 1)], "
+            "'flows': [{'from': 'n0', 'to': 'n2'}]}; "
+            "r = mmcc.run(mmcc.Scenario.from_dict(sc)); assert r.flows.column('throughput_mbps')[0].as_py() > 50; "
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert int(r.stdout) < 1e9, f"peak memory {int(r.stdout):,} bytes"
+
+
+def test_flows_above_the_limit_are_refused_early():
+    from mmcc import _core
+    from mmcc.scenario import MAX_FLOWS, ScenarioError
+
+    one = {"name": "f", "duration": "1s", "nodes": ["a", "b"],
+           "links": [{"between": ["a", "b"], "rate": "1Gbps", "delay": "1ms"}], "flows": [{"from": "a", "to": "b"}]}
+    with pytest.raises(ScenarioError, match=f"flows: {MAX_FLOWS + 1} flows; allowed: at most {MAX_FLOWS}"):
+        Scenario.from_dict({**one, "flows": [{"from": "a", "to": "b"}] * (MAX_FLOWS + 1)}).config
+    cfg = json.loads(Scenario.from_dict(one).to_json())
+    cfg["flows"] = cfg["flows"] * (MAX_FLOWS + 1)  # past the Python check: the core refuses it too
+    with pytest.raises(ValueError, match=f"allowed: at most {MAX_FLOWS}"):
+        _core.complete_config(json.dumps(cfg), [])
 
 
 def test_long_lists_are_elided_from_output_metadata():
@@ -327,6 +377,67 @@ def test_unreachable_ray_cluster_fails_fast_and_writes_nothing(mmcc_cli, tmp_pat
     assert time.monotonic() - t0 < 30 and not (tmp_path / "s").exists()
 
 
+def test_ray_address_of_a_silent_server_fails_fast_and_ipv6_parses(mmcc_cli, tmp_path):
+    import socket
+    import threading
+    import time
+
+    from mmcc.experiments.sweep import parse_address
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    threading.Thread(target=lambda: srv.accept(), daemon=True).start()  # accepts, says nothing
+    t0 = time.monotonic()
+    r = mmcc_cli("sweep", "dumbbell", "--cca", "newreno", "--seeds", "1", "--duration", "0.1s", "--backend", "ray",
+                 "--address", f"127.0.0.1:{srv.getsockname()[1]}", "--out", tmp_path / "s")
+    assert r.returncode != 0 and "does not speak gRPC" in r.stderr, r.stderr
+    assert time.monotonic() - t0 < 15 and not (tmp_path / "s").exists()
+    assert parse_address("[::1]:6379") == ("::1", 6379) and parse_address("ray://head:10001") == ("head", 10001)
+    with pytest.raises(ValueError, match="in brackets"):
+        parse_address("::1:6379")
+
+
+def test_a_local_ray_instance_refuses_clients_without_its_token(tmp_path):
+    """Ray's servers listen on every interface (Ray has no loopback-only binding): the local
+    instance mmcc starts must refuse a client that does not hold its token."""
+    import importlib.util
+    import socket
+
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("ray is not installed")
+
+    from mmcc.experiments.sweep import _probe_ray, init_ray
+
+    saved = os.environ.get("RAY_AUTH_MODE")
+    try:
+        ctx = init_ray(None, 1)
+        import ray
+
+        gcs = ctx.address_info["gcs_address"]
+        _probe_ray(gcs)  # the probe recognises a real head node
+        host = gcs.rpartition(":")[0]
+        with socket.create_connection((host, int(gcs.rpartition(":")[2])), timeout=5):
+            pass  # reachable on a non-loopback address: authentication is what protects it
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+        env.update(RAY_AUTH_MODE="disabled", HOME=str(tmp_path))
+        r = subprocess.run([sys.executable, "-c", f"import ray; ray.init(address={gcs!r}); print('CONNECTED')"],
+                           env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode != 0 and "CONNECTED" not in r.stdout and "token" in r.stderr.lower(), r.stderr[-2000:]
+    finally:
+        sys.modules["ray"].shutdown() if "ray" in sys.modules else None
+        if saved is None:
+            os.environ.pop("RAY_AUTH_MODE", None)
+        else:
+            os.environ["RAY_AUTH_MODE"] = saved
+    os.environ["RAY_AUTH_MODE"] = "disabled"
+    try:
+        with pytest.raises(RuntimeError, match="needs token authentication"):
+            init_ray(None, 1)
+    finally:
+        os.environ.pop("RAY_AUTH_MODE", None) if saved is None else os.environ.__setitem__("RAY_AUTH_MODE", saved)
+
+
 def test_valid_but_suspicious_values_warn(mmcc_cli, tmp_path):
     r = mmcc_cli("run", "thesis-edge", "--duration", "0.5s", "--param", "rlc_buffer=20", "--param", "per=0.5",
                  "--no-plot", "--out", tmp_path)
@@ -447,7 +558,7 @@ def test_default_output_folders_do_not_overwrite_runs_with_other_parameters(mmcc
 def test_error_lines_stay_readable_whatever_the_input_echoes(mmcc_cli, tmp_path):
     """An error that echoes a huge or odd user value is one line of at most ERROR_CHARS
     characters with its beginning and end, and control characters escaped."""
-    from mmcc.cli import ERROR_CHARS
+    from mmcc.scenario import ERROR_CHARS
 
     names = [f"n{i}" for i in range(70_000)]
     f = tmp_path / "big.toml"

@@ -1,6 +1,6 @@
 """Fuzz target for scenarios and traces: random mutations of valid scenarios (wrong types,
 extreme and non-finite numbers, deleted and unknown keys, deep nesting, bad node names, odd
-strings) and random trace files, each either rejected with a clean error or run to the end.
+strings, sizes past the documented limits) and random trace files, each either rejected with a clean error or run to the end.
 
     python -m mmcc.fuzz [CASES] [SEED]        # prints the tally; exit 1 on any crash or hang
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .results import run
-from .scenario import Scenario, ScenarioError, load
+from .scenario import ERROR_CHARS, MAX_FLOWS, Scenario, ScenarioError, load
 
 CASE_TIME_LIMIT = 20.0
 BASES = ["dumbbell", "thesis-edge", "mmstcp-1", "dtcp-wired"]
@@ -44,8 +44,10 @@ class _Hang(Exception):
 
 
 def _unclear(msg: str) -> bool:
-    """A rejection that does not name the key (the core's raw deserialization message)."""
-    return not msg.strip() or "line 1 column" in msg or "invalid run configuration" in msg
+    """A rejection that does not name the key (the core's raw deserialization message), or one
+    that is not a bounded, printable line (it would echo a huge or odd value whole)."""
+    return (not msg.strip() or "line 1 column" in msg or "invalid run configuration" in msg
+            or len(msg) > ERROR_CHARS or not msg.isprintable())
 
 
 @dataclass
@@ -91,9 +93,24 @@ def _deep(n):
     return v
 
 
+def _grow(raw: dict, rng: random.Random) -> None:
+    """A size past a documented limit (more flows than MAX_FLOWS, more nodes than 65,535) or an
+    echoed value no message may print whole (a 10,000-character name with control characters)."""
+    kind = rng.random()
+    if kind < 0.3 and isinstance(raw.get("flows"), list) and raw["flows"]:
+        raw["flows"] = raw["flows"] * (MAX_FLOWS // len(raw["flows"]) + 1)  # shared tables: cheap
+    elif kind < 0.6:
+        raw["nodes"] = [f"n{i}" for i in range(70_000)]
+    else:
+        raw["nodes"] = list(raw.get("nodes") or []) + ["\x1b[31m" + "x" * 10_000 + "\n\r\x00"]
+
+
 def mutate(raw: dict, rng: random.Random) -> dict:
     """One to three random mutations of a raw scenario."""
     raw = copy.deepcopy(raw)
+    if rng.random() < 0.02:
+        _grow(raw, rng)
+        return raw
     for _ in range(rng.randint(1, 3)):
         paths = [p for p in _paths(raw) if p]
         if not paths:

@@ -39,8 +39,30 @@ __all__ = ["Scenario", "ScenarioError", "load", "list_presets", "normalize"]
 PYTHON_CCA = "python"
 
 
+#: The longest error message: one that echoes a huge user value (70,000 node names, a
+#: 10,000-character name) keeps its beginning and end.
+ERROR_CHARS = 1000
+
+
+def one_line(text: str, limit: int = ERROR_CHARS) -> str:
+    """An error message as one readable line: white space folded, other control characters
+    escaped (\\x1b), and at most `limit` characters (the middle left out, and said so)."""
+    text = " ".join(text.split())
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+                   for c in text)
+    if len(text) > limit:
+        cut = len(text) - limit + 40
+        head = (limit - 40) * 2 // 3
+        text = f"{text[:head]} ... ({cut:,} characters left out) ... {text[head + cut:]}"
+    return text
+
+
 class ScenarioError(ValueError):
-    """A scenario that cannot be run; the message is one line naming source, key and fix."""
+    """A scenario that cannot be run; the message is one line naming source, key and fix (at
+    most ERROR_CHARS characters, control characters escaped), for the CLI and the Python API alike."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(one_line(str(message)))
 
 
 class _Ctx:
@@ -163,6 +185,10 @@ def _list(ctx, v, path, item: Callable[[_Ctx, Any, str], Any]) -> list:
     return [item(ctx, x, f"{path}[{i}]") for i, x in enumerate(v)]
 
 
+#: Most flows in one run (the core's sim::config::MAX_FLOWS, which refuses more too).
+MAX_FLOWS = 100_000
+
+
 # ---- schema -------------------------------------------------------------------------------
 
 TCP_FIELDS: dict[str, Parser] = {
@@ -218,6 +244,15 @@ def SAFE_NAME(ctx, v, path):
     if not isinstance(v, str) or not _SAFE_NAME.fullmatch(v) or ".." in v:
         ctx.fail(path, f"{v!r}: expected a name of letters, digits, '.', '_' and '-' (at most 100, no '..'), "
                        "as it names the output folder")
+    return v
+
+
+def NODE_NAME(ctx, v, path):
+    """A node name: printable text of 1 to 100 characters (names appear in tables, figures and
+    messages)."""
+    if not isinstance(v, str) or not 1 <= len(v) <= 100 or not v.isprintable():
+        shown = repr(v[:40]) + "..." if isinstance(v, str) and len(v) > 40 else repr(v)
+        ctx.fail(path, f"{shown}: expected a node name of 1 to 100 printable characters")
     return v
 
 
@@ -516,7 +551,7 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
         {
             "name": SAFE_NAME, "description": STR, "duration": TIME, "seed": INT(0, 2**63 - 1),
             "params": lambda c, v, p: v, "radios": lambda c, v, p: v,
-            "nodes": lambda c, v, p: _list(c, v, p, STR),
+            "nodes": lambda c, v, p: _list(c, v, p, NODE_NAME),
             "links": lambda c, v, p: v, "flows": lambda c, v, p: v,
             "tcp": lambda c, v, p: _table(c, v, p, TCP_FIELDS),
             "record": lambda c, v, p: _table(c, v, p, {"bin": TIME, "cwnd_interval": TIME, "trace": BOOL}),
@@ -566,6 +601,8 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
               for i, r in enumerate(_list(ctx, top.get("radios", []), "radios", lambda c, v, p: v))]
 
     base_tcp = top.get("tcp", {})
+    if isinstance(top["flows"], list) and len(top["flows"]) > MAX_FLOWS:  # refused before the work per flow
+        ctx.fail("flows", f"{len(top['flows'])} flows; allowed: at most {MAX_FLOWS}")
     flows, custom = [], []
     for i, fraw in enumerate(_list(ctx, top["flows"], "flows", lambda c, v, p: v)):
         path = f"flows[{i}]"

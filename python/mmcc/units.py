@@ -75,8 +75,8 @@ def _parse(value, kind: str) -> int:
         raise UnitError(f'"{value}" must be a finite, non-negative {kind}')
     r = round(x)
     if abs(x - r) > 1e-6 * max(1.0, abs(x)):
-        base = {"size": "byte", "rate": "bit/s", "time": "nanosecond", "frequency": "Hz"}[kind]
-        raise UnitError(f'"{value}" is not a whole number of {base}s')
+        base = {"size": "bytes", "rate": "bits per second (bps)", "time": "nanoseconds", "frequency": "Hz"}[kind]
+        raise UnitError(f'"{value}" is not a whole number of {base}')
     return int(r)
 
 

@@ -13,6 +13,7 @@ pub mod record;
 pub mod rng;
 pub mod sim;
 pub mod tcp;
+pub mod text;
 pub mod time;
 
 pub use sim::{run, RunOutput, SimConfig, Simulation};

@@ -396,8 +396,12 @@ pub fn build(
             .expect("checked above");
         if *v < spec.min || *v > spec.max {
             return Err(format!(
-                "parameter '{k}' of '{}' is {v}; allowed: {}..{} ({})",
-                info.name, spec.min, spec.max, spec.help
+                "parameter '{k}' of '{}' is {}; allowed: {}..{} ({})",
+                info.name,
+                crate::text::number(v),
+                crate::text::number(spec.min),
+                crate::text::number(spec.max),
+                spec.help
             ));
         }
     }

@@ -10,13 +10,13 @@ pub use output::RunOutput;
 
 use crate::cca::{self, CongestionControl};
 use crate::engine::Scheduler;
-use crate::net::{Channel, DropCause, Kind, NodeId, Packet, Verdict, Wakes};
+use crate::net::{Channel, DropCause, Kind, NodeId, Packet, Routes, Verdict, Wakes};
 use crate::radio::RadioLink;
 use crate::record::pcap::PcapWriter;
 use crate::record::FlowRecorder;
 use crate::tcp::{Ctx, TcpReceiver, TcpSender, TimerKind};
 use crate::time::Time;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// Events of the simulation. Ordering among simultaneous events: see [`crate::engine`].
 #[derive(Clone, Copy, Debug)]
@@ -89,9 +89,9 @@ pub struct Simulation {
     sched: Scheduler<Event>,
     chans: Vec<Channel>,
     radios: Vec<RadioLink>,
-    /// route[node][dst] = port to take: a wired channel (< chans.len()) or a radio direction
-    /// (chans.len() + 2 * radio + dir).
-    route: Vec<Vec<Option<u32>>>,
+    /// The ports each flow's data and ACKs take: a wired channel (< chans.len()) or a radio
+    /// direction (chans.len() + 2 * radio + dir).
+    routes: Routes,
     flows: Vec<Flow>,
     delayed: Vec<Option<Packet>>,
     delayed_free: Vec<u32>,
@@ -125,7 +125,7 @@ impl Simulation {
         cfg: SimConfig,
         mut custom: BTreeMap<usize, Box<dyn CongestionControl>>,
     ) -> Result<Simulation, String> {
-        cfg.validate_with(&|i| custom.contains_key(&i))?;
+        let routes = cfg.validate_with(&|i| custom.contains_key(&i))?;
         let mut chans = Vec::new();
         for (i, l) in cfg.links.iter().enumerate() {
             chans.push(Channel::new(
@@ -156,10 +156,8 @@ impl Simulation {
             .map(|(i, r)| RadioLink::new(&r.radio, r.gnb, r.ue, cfg.seed, &format!("radio/{i}")))
             .collect();
         let ends = cfg.port_ends();
-        // validate_with checked that every flow has a path both ways
-        let route = Self::routes(cfg.nodes.len(), &ends);
         let handoff_to = if cfg.engine.cut_through {
-            Self::cut_through_plan(&cfg, &route, &chans, &ends)
+            Self::cut_through_plan(&cfg, &routes, &chans, &ends)
         } else {
             Vec::new()
         };
@@ -219,7 +217,7 @@ impl Simulation {
             sched,
             chans,
             radios,
-            route,
+            routes,
             flows,
             delayed: Vec::new(),
             delayed_free: Vec::new(),
@@ -246,19 +244,17 @@ impl Simulation {
     /// channel is excluded so its capture stays in event order with the rest of the run.
     fn cut_through_plan(
         cfg: &SimConfig,
-        route: &[Vec<Option<u32>>],
+        routes: &Routes,
         chans: &[Channel],
         ends: &[(NodeId, NodeId)],
     ) -> Vec<Option<u32>> {
         let nports = ends.len();
         let mut next_of: Vec<Option<Option<u32>>> = vec![None; nports]; // None: unused
         let mut feeders: Vec<Vec<Option<u32>>> = vec![Vec::new(); nports]; // None: an endpoint
-        for f in &cfg.flows {
-            for (from, to) in [(f.src, f.dst), (f.dst, f.src)] {
-                let mut node = from as usize;
+        for f in 0..cfg.flows.len() {
+            for ack in [false, true] {
                 let mut prev: Option<u32> = None;
-                while node != to as usize {
-                    let c = route[node][to as usize].expect("routes checked");
+                for &(_, c) in routes.path(f, ack) {
                     if !feeders[c as usize].contains(&prev) {
                         feeders[c as usize].push(prev);
                     }
@@ -270,7 +266,6 @@ impl Simulation {
                         }
                     }
                     prev = Some(c);
-                    node = ends[c as usize].1 as usize;
                 }
                 if let Some(p) = prev {
                     next_of[p as usize] = Some(None); // delivers to an endpoint
@@ -292,27 +287,6 @@ impl Simulation {
                 ok.then_some(n)
             })
             .collect()
-    }
-
-    /// Shortest paths in hops (breadth-first from each destination over reversed ports);
-    /// ties go to the lower port index, so routes are deterministic.
-    pub(crate) fn routes(n: usize, ends: &[(NodeId, NodeId)]) -> Vec<Vec<Option<u32>>> {
-        let mut route = vec![vec![None; n]; n];
-        for dst in 0..n {
-            let mut dist = vec![usize::MAX; n];
-            dist[dst] = 0;
-            let mut q = VecDeque::from([dst]);
-            while let Some(v) = q.pop_front() {
-                for (pi, &(from, to)) in ends.iter().enumerate() {
-                    if to as usize == v && dist[from as usize] == usize::MAX {
-                        dist[from as usize] = dist[v] + 1;
-                        route[from as usize][dst] = Some(pi as u32);
-                        q.push_back(from as usize);
-                    }
-                }
-            }
-        }
-        route
     }
 
     pub fn now(&self) -> Time {
@@ -504,7 +478,7 @@ impl Simulation {
     /// this instant.
     #[inline]
     fn forward(&mut self, node: NodeId, pkt: &Packet, from: Option<(u32, u32)>) {
-        let chan = self.route[node as usize][pkt.dst as usize].expect("routes checked at set-up");
+        let chan = self.routes.port(pkt.flow as usize, pkt.dst, node);
         let now = self.sched.now();
         if chan as usize >= self.chans.len() {
             let k = chan as usize - self.chans.len();

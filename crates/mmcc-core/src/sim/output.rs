@@ -58,22 +58,21 @@ fn flows_table(sim: &Simulation) -> Table {
     let mut ccas = Vec::new();
     let mut profiles = Vec::new();
     let mut mss = Vec::new();
-    for i in 0..n {
+    // drops per flow in one pass over the drop map: (data packets by cause, ACK packets)
+    let mut flow_drops = vec![([0u64; 6], 0u64); n];
+    for (&(_, flow, is_ack, cause), &(pk, _)) in &sim.drops() {
+        let d = &mut flow_drops[flow as usize];
+        if is_ack == 1 {
+            d.1 += pk;
+        } else {
+            d.0[cause as usize] += pk;
+        }
+    }
+    for (i, &(drops, ack_drops)) in flow_drops.iter().enumerate() {
         let f = &sim.flows[i];
         let fc = &sim.cfg.flows[i];
         let c = &f.rec.counters;
         let s = &f.sender;
-        let mut drops = [0u64; 6];
-        let mut ack_drops = 0;
-        for (&(_, flow, is_ack, cause), &(pk, _)) in &sim.drops() {
-            if flow as usize == i {
-                if is_ack == 1 {
-                    ack_drops += pk;
-                } else {
-                    drops[cause as usize] += pk;
-                }
-            }
-        }
         let tput = match (c.first_send, c.last_delivery) {
             (Some(a), Some(b)) if b > a => c.delivered_bytes as f64 * 8.0 / (b - a).secs_f64() / 1e6,
             _ => 0.0,

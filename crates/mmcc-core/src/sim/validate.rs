@@ -7,11 +7,12 @@
 //! `flows[0].tcp.segment_size`, `radios[0].carrier`) and says what is allowed, so the Python
 //! layer only prefixes the file name.
 
-use super::config::{FlowConfig, LinkConfig, SimConfig, MAX_BINS};
+use super::config::{FlowConfig, LinkConfig, SimConfig, MAX_BINS, MAX_FLOWS};
 use crate::net::packet::HEADER_BYTES;
-use crate::net::{DirectionConfig, QueueConfig};
+use crate::net::{DirectionConfig, NodeId, QueueConfig, Routes};
 use crate::radio::{ObstacleKind, PathLossModel, RadioConfig};
 use crate::tcp::app::AppConfig;
+use crate::text::number;
 use crate::time::Dur;
 use std::fmt::Display;
 
@@ -23,7 +24,10 @@ fn within<T: PartialOrd + Display>(key: &str, v: T, lo: T, hi: T, unit: &str) ->
         Ok(())
     } else {
         Err(format!(
-            "{key}: {v}{unit} is out of range; allowed: {lo}{unit}..{hi}{unit}"
+            "{key}: {}{unit} is out of range; allowed: {}{unit}..{}{unit}",
+            number(v),
+            number(lo),
+            number(hi)
         ))
     }
 }
@@ -67,12 +71,13 @@ fn point(key: &str, p: &[f64; 3]) -> Check {
 impl SimConfig {
     /// Every rule of a run configuration.
     pub fn validate(&self) -> Result<(), String> {
-        self.validate_with(&|_| false)
+        self.validate_with(&|_| false).map(|_| ())
     }
 
     /// As [`SimConfig::validate`], not checking the algorithm names of flows for which
     /// `custom(i)` is true (their algorithm object is supplied by the caller).
-    pub fn validate_with(&self, custom: &dyn Fn(usize) -> bool) -> Result<(), String> {
+    /// Returns the flows' routes, which the checks find anyway (the simulation uses them).
+    pub fn validate_with(&self, custom: &dyn Fn(usize) -> bool) -> Result<Routes, String> {
         if self.duration.0 == 0 {
             return Err("duration: must be positive".into());
         }
@@ -123,21 +128,15 @@ impl SimConfig {
         if self.flows.is_empty() {
             return Err("flows: a scenario needs at least one flow".into());
         }
-        let route = super::Simulation::routes(n, &self.port_ends());
+        if self.flows.len() > MAX_FLOWS {
+            return Err(format!("flows: {} flows; allowed: at most {MAX_FLOWS}", self.flows.len()));
+        }
         // a segment must fit every link it may cross; radio-only paths have no MTU
         let smallest_mtu = self.links.iter().map(|l| l.mtu).min().unwrap_or(65_535);
         for (i, f) in self.flows.iter().enumerate() {
             let key = format!("flows[{i}]");
             if !node_ok(f.src, f.dst) {
                 return Err(format!("{key}.to: a flow needs two different nodes"));
-            }
-            for (from, to) in [(f.src, f.dst), (f.dst, f.src)] {
-                if route[from as usize][to as usize].is_none() {
-                    return Err(format!(
-                        "{key}: no path from node '{}' to node '{}' over the links and radios",
-                        self.nodes[from as usize], self.nodes[to as usize]
-                    ));
-                }
             }
             self.flow(&key, f, smallest_mtu)?;
             if !custom(i) {
@@ -147,6 +146,14 @@ impl SimConfig {
                 })?;
             }
         }
+        let pairs: Vec<(NodeId, NodeId)> = self.flows.iter().map(|f| (f.src, f.dst)).collect();
+        let routes = Routes::build(n, &self.port_ends(), &pairs).map_err(|(from, to)| {
+            let i = pairs.iter().position(|&p| p == (from, to) || p == (to, from)).unwrap_or(0);
+            format!(
+                "flows[{i}]: no path from node '{}' to node '{}' over the links and radios",
+                self.nodes[from as usize], self.nodes[to as usize]
+            )
+        })?;
         if let Some(p) = &self.pcap {
             if p.link >= self.links.len() {
                 return Err(format!(
@@ -162,7 +169,7 @@ impl SimConfig {
                 ));
             }
         }
-        Ok(())
+        Ok(routes)
     }
 
     fn flow(&self, key: &str, f: &FlowConfig, smallest_mtu: u32) -> Check {

@@ -73,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--pcap", metavar="LINK[:forward|reverse]", help="capture one link direction to OUT/capture.pcap")
     r.add_argument("--out", default=None, help="output folder (default: out/<scenario>-<cca>-s<seed>, plus -<hash> of the --param, --set, --duration and --cca-param values when any is given)")
     r.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    r.add_argument("--force", action="store_true",
+                    help="write into a non-empty folder that is not an mmcc output folder (mmcc replaces only files of the names it writes)")
 
     e = sub.add_parser("export-trace", help="write a run's radio capacity as a Mahimahi mm-link trace",
                        description="Convert the per-millisecond downlink capacity a run's radio model offered "
@@ -138,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="local process pool (default) or a Ray cluster")
     sw.add_argument("--address", default=None, help="Ray cluster address (default: start a local Ray instance)")
     sw.add_argument("--out", required=True, help="output folder (re-use it to resume; shared by all nodes with Ray)")
+    sw.add_argument("--force", action="store_true",
+                    help="write into a non-empty folder that is not an mmcc output folder (mmcc replaces only files of the names it writes)")
 
     rp = sub.add_parser("reproduce", help="re-run a publication's experiments: tables, figures, HTML report",
                         description="Run a publication's grid and write tables (CSV, Markdown), figures and "
@@ -150,6 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--backend", choices=["local", "ray"], default="local", help="local process pool or Ray")
     rp.add_argument("--address", default=None, help="Ray cluster address")
     rp.add_argument("--out", default=None, help="output folder (default: out/reproduce-<publication>)")
+    rp.add_argument("--force", action="store_true",
+                    help="write into a non-empty folder that is not an mmcc output folder (mmcc replaces only files of the names it writes)")
 
     q = sub.add_parser("query", help="SQL over a sweep's results (DuckDB); the table is 'runs'",
                        description="Run SQL over OUT/runs/*/summary.parquet, available as the table 'runs' "
@@ -186,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(OUT/forward.pcap, OUT/reverse.pcap)")
     t.add_argument("--out", default=None, help="output folder (default: out/testbed-<scenario>-<cca>-s<seed>)")
     t.add_argument("--no-plot", action="store_true", help="skip the PNG")
+    t.add_argument("--force", action="store_true",
+                    help="write into a non-empty folder that is not an mmcc output folder (mmcc replaces only files of the names it writes)")
     t.add_argument("--cleanup", action="store_true",
                    help="only remove namespaces and registrations left by killed testbed runs")
     t.add_argument("--check", action="store_true",
@@ -219,7 +227,7 @@ def _cmd_run(a) -> int:
 
         tag = "-" + hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:8]
     out = Path(a.out) if a.out else Path("out") / f"{sc.name}-{cca_tag}-s{seed_tag}{tag}"
-    _prepare_out(out)
+    foreign = _prepare_out(out, a.force)
     if a.pcap:
         link, _, direction = a.pcap.partition(":")
         if not link.isdigit():
@@ -261,8 +269,7 @@ def _cmd_run(a) -> int:
     if result.pcap_packets is not None:
         written.append(out / result.scenario.config["pcap"]["path"])
         print(f"pcap: {result.pcap_packets} packets in {written[-1]}")
-    _remove_stale_outputs(out, written)
-    print(f"wrote {len(written)} files to {out}/")
+    _finish_out(out, written, foreign)
     if result.interrupted_at_s is not None:
         sys.stderr.write(f"interrupted at {result.interrupted_at_s:.3f} s of simulated time: the files in {out}/ are "
                          "partial (run.json: \"partial\")\n")
@@ -270,26 +277,7 @@ def _cmd_run(a) -> int:
     return 0
 
 
-#: Files a run writes (tables, figures, capture): what a later run in the same folder replaces.
-_RUN_OUTPUT_GLOBS = ("*.parquet", "*.png", "run.json", "*.pcap")
 
-
-#: The longest error line printed: a message that echoes a huge user value (70,000 node names, a
-#: 10,000-character name) keeps its beginning and end.
-ERROR_CHARS = 1000
-
-
-def _one_line(text: str, limit: int = ERROR_CHARS) -> str:
-    """An error message as one readable line: white space folded, other control characters
-    escaped (\\x1b), and at most `limit` characters (the middle left out, and said so)."""
-    text = " ".join(text.split())
-    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
-                   for c in text)
-    if len(text) > limit:
-        cut = len(text) - limit + 40
-        head = (limit - 40) * 2 // 3
-        text = f"{text[:head]} ... ({cut:,} characters left out) ... {text[head + cut:]}"
-    return text
 
 
 def _seconds(text: str) -> float:
@@ -302,28 +290,27 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _prepare_out(out: Path) -> None:
-    """Make sure the output folder can be written before anything runs (a run's results must not
-    be lost at the end); one clear error otherwise."""
-    from .scenario import ScenarioError
+def _prepare_out(out: Path, force: bool) -> list[str]:
+    """Check the output folder before anything runs (outdir.prepare); returns the names in it
+    that mmcc did not write (non-empty only with --force)."""
+    from . import outdir
 
-    if out.exists() and not out.is_dir():
-        raise ScenarioError(f"--out {out}: exists and is not a folder; give a folder (it is created if missing)")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ScenarioError(f"--out {out}: cannot create the folder: {e.strerror}") from None
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise ScenarioError(f"--out {out}: the folder is not writable")
+    outdir.prepare(out, force=force)
+    return outdir.foreign_entries(out)
 
 
-def _remove_stale_outputs(out: Path, written: list) -> None:
-    """Remove output files of an earlier run in `out` that this run did not write."""
-    keep = {Path(p).resolve() for p in written}
-    for pattern in _RUN_OUTPUT_GLOBS:
-        for f in out.glob(pattern):
-            if f.resolve() not in keep and f.is_file() and not f.is_symlink():
-                f.unlink()
+def _finish_out(out: Path, written: list, foreign: list[str]) -> None:
+    """Record the run's files in the folder's manifest, delete the earlier run's files this run
+    did not write again, and say what was replaced."""
+    from . import outdir
+
+    removed = outdir.finish(out, written)
+    print(f"wrote {len(written)} files to {out}/")
+    overwritten = sorted(set(foreign) & {Path(p).name for p in written})
+    if overwritten:
+        sys.stderr.write(f"note: --force: replaced {', '.join(overwritten)} in {out}/ (files mmcc had not written)\n")
+    if removed:
+        print(f"removed the earlier run's {', '.join(removed)} (not written by this run)")
 
 
 def _load_python_cca(spec: str):
@@ -392,6 +379,11 @@ def _cmd_sweep(a) -> int:
     if not scenario:
         raise ScenarioError("sweep: give a scenario (preset or .toml) or --file")
     load(scenario).config  # validate before starting workers
+    if a.backend == "ray" and a.address:
+        from .experiments.sweep import _probe_ray
+
+        _probe_ray(a.address)  # before the output folder is made
+    _prepare_out(Path(a.out), a.force)
     if seeds < 1:
         raise ScenarioError("--seeds must be at least 1")
     specs = grid(scenario, ccas=ccas, seeds=range(1, seeds + 1), params=params, sets=sets, duration=duration)
@@ -449,6 +441,7 @@ def _cmd_reproduce(a) -> int:
     if a.seeds < 1:
         raise ScenarioError("--seeds must be at least 1")
     out = Path(a.out) if a.out else Path("out") / f"reproduce-{a.publication}"
+    _prepare_out(out, a.force)
     report = known[a.publication](out, seeds=a.seeds, quick=a.quick, workers=a.workers, duration=a.duration,
                                   backend=a.backend, address=a.address)
     print(f"report: {report}")
@@ -560,7 +553,7 @@ def _cmd_testbed(a) -> int:
     cca_tag = a.cca or sc.config["flows"][0]["cca"]
     seed_tag = a.seed if a.seed is not None else sc.config["seed"]
     out = Path(a.out) if a.out else Path("out") / f"testbed-{sc.name}-{cca_tag}-s{seed_tag}"
-    _prepare_out(out)
+    foreign = _prepare_out(out, a.force)
     result = run_testbed(sc, cca=a.cca, seed=a.seed, duration=a.duration, sets=_parsed(a.sets),
                          sample_ms=a.sample_ms, pcap_dir=out if a.pcap else None)
     print(f"scenario {sc.name} on the kernel testbed, {result.scenario.config['duration'] / 1e9:g} s in "
@@ -573,8 +566,7 @@ def _cmd_testbed(a) -> int:
         written.append(overview(result, out / "overview.png"))
     if a.pcap:
         written += [out / "forward.pcap", out / "reverse.pcap"]
-    _remove_stale_outputs(out, written)
-    print(f"wrote {len(written)} files to {out}/")
+    _finish_out(out, written, foreign)
     return 0
 
 
@@ -679,12 +671,16 @@ def main(argv: list[str] | None = None) -> int:
             pass
         return 0
     except (ValueError, OSError, RuntimeError) as e:  # ScenarioError, UnitError, core errors, files
-        sys.stderr.write(f"error: {_one_line(str(e))}\n")
+        from .scenario import one_line
+
+        sys.stderr.write(f"error: {one_line(str(e))}\n")
         return EXIT_USAGE if isinstance(e, ValueError) else 1
     except Exception as e:  # noqa: BLE001 - never a traceback for users
         if os.environ.get("MMCC_DEBUG"):
             raise
-        sys.stderr.write(f"internal error: {type(e).__name__}: {_one_line(str(e))} "
+        from .scenario import one_line
+
+        sys.stderr.write(f"internal error: {type(e).__name__}: {one_line(str(e))} "
                          f"(set MMCC_DEBUG=1 for details)\n")
         return EXIT_INTERNAL
 

@@ -15,13 +15,13 @@ from .results import RunResult, atomic_write_bytes  # noqa: E402
 
 def save_figure(fig, path: str | Path, dpi: int = 110) -> Path:
     """Save a figure as PNG atomically (readers never see half a file) and close it."""
+    import io
+
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp.png")
-    fig.savefig(tmp, dpi=dpi)
+    buf = io.BytesIO()  # rendered in memory: no fixed temporary name a planted link could redirect
+    fig.savefig(buf, dpi=dpi, format="png")
     plt.close(fig)
-    atomic_write_bytes(out, tmp.read_bytes())
-    tmp.unlink()
+    atomic_write_bytes(out, buf.getvalue())
     return out
 
 

@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 
 from .. import __version__
 from ..results import STALL_TIMEOUTS, atomic_write_bytes, run as run_scenario, write_parquet
+from ..outdir import refuse_symlink
 from ..scenario import Scenario, load
 
 __all__ = ["RunSpec", "grid", "run_sweep", "load_summaries", "jain_index"]
@@ -80,20 +81,35 @@ class RunSpec:
         d = {"scenario": self.scenario, "cca": self.cca or cfg["flows"][0]["cca"],
              "seed": int(cfg["seed"]), "duration_s": cfg["duration"] / 1e9}
         for k, v in self.params:
-            d[f"param_{k}"] = _typed(v)
+            d.update(_columns(f"param_{k}", v))
         for k, v in self.sets:
-            d[f"set_{k}"] = _typed(v)
+            d.update(_columns(f"set_{k}", v))
         d.update(dict(self.labels))
         return d
 
 
-def _typed(v):
-    """A parameter value as a typed column: numbers as float, booleans kept, the rest as text."""
+def column_name(key: str) -> str:
+    """A column name SQL needs no quotes for: "set_links.1.forward.error" -> "set_links_1_forward_error"."""
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in key)
+    return name if not name[:1].isdigit() else f"_{name}"
+
+
+def _columns(key: str, v) -> dict:
+    """A swept value as typed columns: a table (e.g. an error model {unit, rate}) becomes one
+    column per field (`<key>_unit`, `<key>_rate`), numbers are floats (0 and 0.0 are the same PER
+    level), booleans stay booleans; a list is JSON text."""
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            out.update(_columns(f"{key}_{k}", x))
+        return out
     if isinstance(v, bool):
-        return v
+        return {column_name(key): v}
     if isinstance(v, (int, float)):
-        return float(v)
-    return str(v)
+        return {column_name(key): float(v)}
+    if isinstance(v, (list, tuple)):
+        return {column_name(key): json.dumps(v, sort_keys=True)}
+    return {column_name(key): str(v)}
 
 
 def grid(scenario: str, *, ccas=(None,), seeds=(None,), params: dict | None = None, sets: dict | None = None,
@@ -150,7 +166,8 @@ def _execute(spec: RunSpec, run_dir: str, time_limit: float | None = None) -> di
 def _execute_run(spec: RunSpec, d: Path) -> dict:
     t0 = time.perf_counter()
     try:
-        r = run_scenario(spec.scenario_obj())
+        # a capture the scenario asks for goes into the run's own folder (results.run: out_dir)
+        r = run_scenario(spec.scenario_obj(), out_dir=d)
         flows = r.flows.to_pylist()
         f0 = flows[0]
         row = {"run_id": d.name, **spec.describe()}
@@ -189,14 +206,53 @@ def _execute_run(spec: RunSpec, d: Path) -> dict:
         return _record_failure(spec, d, f"{type(e).__name__}: {e}", traceback.format_exc())
 
 
-def _run_local(todo, workers: int, time_limit: float | None, on_done) -> None:
+def _die_with_parent(parent: int) -> None:
+    """End this worker when the sweep that started it ends, however it ends (SIGKILL included):
+    Linux's parent-death signal (prctl PR_SET_PDEATHSIG), and on every system a thread that
+    watches the parent's pid."""
+    import ctypes
+    import threading
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="mmcc-parent-watch").start()
+
+
+def _worker_init(parent: int, lock_fd: int | None) -> None:
+    """A pool worker: drop the inherited descriptor of the sweep's lock (the lock belongs to the
+    sweep process alone, so it ends with it) and die with the sweep."""
+    if lock_fd is not None:
+        try:
+            os.close(lock_fd)
+        except OSError:
+            pass
+    _die_with_parent(parent)
+
+
+def worker_pool(workers: int, lock_fd: int | None = None) -> ProcessPoolExecutor:
+    """A process pool whose workers die with this process (and do not hold `lock_fd`)."""
+    return ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(os.getpid(), lock_fd))
+
+
+def _run_local(todo, workers: int, time_limit: float | None, on_done, lock_fd: int | None = None) -> None:
     """A process pool that survives its workers dying (a crash, the out-of-memory killer): the
     runs that were executing when the pool broke are run again one at a time, and one that kills
     its worker again is recorded as failed; runs that had not started go back to the pool."""
     queue, suspects = list(todo), []
     while queue or suspects:
         for s, d in suspects:
-            with ProcessPoolExecutor(max_workers=1) as ex:
+            with worker_pool(1, lock_fd) as ex:
                 try:
                     on_done(ex.submit(_execute, s, d, time_limit).result())
                 except BrokenProcessPool:
@@ -206,7 +262,7 @@ def _run_local(todo, workers: int, time_limit: float | None, on_done) -> None:
         suspects = []
         if not queue:
             break
-        with ProcessPoolExecutor(max_workers=workers) as ex:
+        with worker_pool(workers, lock_fd) as ex:
             futs = {ex.submit(_execute, s, d, time_limit): (s, d) for s, d in queue}
             queue = []
             for f in as_completed(futs):
@@ -243,33 +299,85 @@ def _progress(done: int, total: int, started: float, failed: int):
     sys.stderr.flush()
 
 
+def parse_address(address: str) -> tuple[str, int]:
+    """HOST:PORT of a Ray head node (also ray://HOST:PORT and [IPv6]:PORT) -> (host, port)."""
+    rest = address[len("ray://"):] if address.startswith("ray://") else address
+    if rest.startswith("["):
+        host, sep, port = rest[1:].partition("]:")
+    else:
+        host, sep, port = rest.rpartition(":")
+        if ":" in host:  # a bare IPv6 address has no unambiguous port
+            sep = ""
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--address {address!r}: expected HOST:PORT of a Ray cluster's head node "
+                         "(an IPv6 host in brackets: [::1]:6379)")
+    return host, int(port)
+
+
+#: HTTP/2's client connection preface and an empty SETTINGS frame (RFC 9113 sections 3.4 and 6.5):
+#: a gRPC server (Ray's head node speaks gRPC) answers with its own SETTINGS frame.
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
 def _probe_ray(address: str, timeout: float = 5.0) -> None:
-    """Fail fast (one line) when a Ray cluster's HOST:PORT does not answer."""
+    """Fail fast (one line) when nothing that speaks gRPC answers at a Ray cluster's HOST:PORT
+    (a host that accepts any TCP connection would otherwise keep ray.init waiting)."""
     import socket
 
-    host, _, port = address.rpartition(":")
-    if address.startswith("ray://"):
-        host, _, port = address[len("ray://"):].rpartition(":")
-    if not host or not port.isdigit():
-        raise ValueError(f"--address {address!r}: expected HOST:PORT of a Ray cluster's head node")
+    host, port = parse_address(address)
     try:
-        socket.create_connection((host, int(port)), timeout=timeout).close()
+        with socket.create_connection((host, port), timeout=timeout) as c:
+            c.sendall(_H2_PREFACE)
+            head = b""
+            while len(head) < 9:
+                chunk = c.recv(9 - len(head))
+                if not chunk:
+                    break
+                head += chunk
+    except socket.timeout:
+        raise RuntimeError(f"{address}: no answer from a Ray head node within {timeout:g} s (something accepts the "
+                           "connection but does not speak gRPC); nothing was run") from None
     except OSError as e:
         raise RuntimeError(f"cannot reach the Ray cluster at {address} ({e.strerror or e}); nothing was run") from None
+    if len(head) < 9 or head[3] != 4:  # frame type 4: SETTINGS
+        raise RuntimeError(f"{address}: the server there does not speak gRPC, so it is not a Ray head node; "
+                           "nothing was run")
+
+
+def _local_ray_env() -> None:
+    """A local Ray instance's servers listen on every interface (Ray offers no loopback-only
+    binding), so mmcc starts it with Ray's token authentication (RAY_AUTH_MODE=token, Ray >= 2.52):
+    a client without the token this instance generates is refused."""
+    mode = os.environ.get("RAY_AUTH_MODE", "")
+    if mode and mode != "token":
+        raise RuntimeError(f"RAY_AUTH_MODE={mode}: a local Ray instance started by mmcc listens on every network "
+                           "interface and needs token authentication; unset RAY_AUTH_MODE, or use --backend local "
+                           "(the same runs, no network servers)")
+    os.environ["RAY_AUTH_MODE"] = "token"
+
+
+def init_ray(address: str | None, workers: int):
+    """Connect to the cluster at `address`, or start a local Ray instance with `workers` CPUs and
+    token authentication (no dashboard); returns ray.init's context."""
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is None:
+        raise RuntimeError("the Ray backend needs the 'ray' package: pip install 'mmcc[ray]'")
+    if not address:
+        _local_ray_env()  # before Ray is imported: Ray reads its authentication mode then
+    import ray
+
+    kwargs = {"address": address} if address else {"num_cpus": workers, "include_dashboard": False}
+    return ray.init(ignore_reinit_error=True, log_to_driver=False, **kwargs)
 
 
 def _run_ray(todo, workers, address, on_done, time_limit=None):
     """Run `_execute` for each (spec, dir) as Ray tasks; results land in the shared output folder."""
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError("the Ray backend needs the 'ray' package: pip install 'mmcc[ray]'") from None
-    started_here = not ray.is_initialized()
+    started_here = "ray" not in sys.modules or not sys.modules["ray"].is_initialized()
     if started_here:
-        # a local instance listens on the loopback interface only
-        kwargs = {"address": address} if address else {"num_cpus": workers, "include_dashboard": False,
-                                                        "_node_ip_address": "127.0.0.1"}
-        ray.init(ignore_reinit_error=True, log_to_driver=False, **kwargs)
+        init_ray(address, workers)
+    import ray
+
     try:
         task = ray.remote(_execute)
         pending = [task.remote(s, d, time_limit) for s, d in todo]
@@ -293,10 +401,12 @@ def run_sweep(specs: list[RunSpec], out_dir: str | Path, *, workers: int | None 
         _probe_ray(address)  # before anything is written
     out = Path(out_dir)
     runs = out / "runs"
-    runs.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    refuse_symlink(runs, "the sweep's runs folder")
+    runs.mkdir(exist_ok=True)
     lock = _lock(out)
     try:
-        counts = _run_sweep_locked(specs, runs, workers, progress, backend, address, time_limit)
+        counts = _run_sweep_locked(specs, runs, workers, progress, backend, address, time_limit, lock.fileno())
         write_summary_csv(out)
         return counts
     finally:
@@ -326,7 +436,15 @@ def _lock(out: Path):
     the same runs twice)."""
     import fcntl
 
-    f = open(out / ".lock", "a+")
+    try:
+        # O_NOFOLLOW: a planted link is refused, not truncated; O_CLOEXEC: no program the sweep
+        # starts holds the lock (pool workers close it too, _worker_init)
+        fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as e:
+        if (out / ".lock").is_symlink():
+            refuse_symlink(out / ".lock", "the sweep's lock file")
+        raise RuntimeError(f"{out / '.lock'}: cannot open the sweep's lock file: {e.strerror}") from None
+    f = os.fdopen(fd, "r+")
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -342,7 +460,7 @@ def _lock(out: Path):
     return f
 
 
-def _run_sweep_locked(specs, runs: Path, workers, progress, backend, address, time_limit) -> dict:
+def _run_sweep_locked(specs, runs: Path, workers, progress, backend, address, time_limit, lock_fd) -> dict:
     # temporary files of writes a killed sweep left behind
     for tmp in runs.glob("*/.*.tmp"):
         tmp.unlink(missing_ok=True)
@@ -354,6 +472,7 @@ def _run_sweep_locked(specs, runs: Path, workers, progress, backend, address, ti
             continue
         seen.add(rid)
         d = runs / rid
+        refuse_symlink(d, "a run's folder")
         if (d / "summary.parquet").is_file():
             skipped += 1
             continue
@@ -377,7 +496,7 @@ def _run_sweep_locked(specs, runs: Path, workers, progress, backend, address, ti
         if total:
             _run_ray(todo, workers, address, on_done, time_limit)
     elif total:
-        _run_local(todo, workers, time_limit, on_done)
+        _run_local(todo, workers, time_limit, on_done, lock_fd)
     return {"ran": total, "skipped": skipped, "failed": failed}
 
 

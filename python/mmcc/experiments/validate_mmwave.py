@@ -29,13 +29,14 @@ import json
 import os
 import subprocess
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..results import atomic_write_bytes, write_csv_rows
+from .sweep import worker_pool
 
 ROOT = Path(__file__).resolve().parents[3]
 STORE = ROOT / "validation" / "mmwave-runs"
@@ -261,7 +262,7 @@ def run_validation(out_dir, *, cases: list[Case] | None = None, store: str | Pat
     workers = workers or os.cpu_count() or 1
     if missing:
         runner, tree = Path(runner).resolve(), Path(tree or ".").resolve()
-        with ProcessPoolExecutor(max_workers=workers) as ex:
+        with worker_pool(workers) as ex:
             futs = [ex.submit(run_reference, c, runner, tree, store) for c in missing]
             for i, f in enumerate(as_completed(futs), 1):
                 f.result()
@@ -269,7 +270,7 @@ def run_validation(out_dir, *, cases: list[Case] | None = None, store: str | Pat
                     sys.stderr.write(f"\rns3-mmwave: {i}/{len(missing)} runs   ")
         if progress:
             sys.stderr.write("\n")
-    with ProcessPoolExecutor(max_workers=workers) as ex:
+    with worker_pool(workers) as ex:
         rows = list(ex.map(_compare_one, cases, [str(store)] * len(cases), [str(out)] * len(cases)))
     return write_report(out, rows)
 

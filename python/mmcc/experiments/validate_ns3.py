@@ -32,13 +32,14 @@ import os
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..results import atomic_write_bytes, write_csv_rows
+from .sweep import worker_pool
 
 #: ns-3 3.37 ships these classes; each is compared with the mmcc algorithm of the same name.
 NS3_ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr", "vegas", "scalable", "bic", "htcp", "hybla",
@@ -274,7 +275,7 @@ def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | Non
             store_dir.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(store_dir / here.name, here.read_bytes())
 
-    with ProcessPoolExecutor(max_workers=workers) as ex:
+    with worker_pool(workers) as ex:
         futs = {ex.submit(_execute, c, side, str(out), runner, builds[side]): (c, side) for c, side in todo}
         for f in as_completed(futs):
             f.result()

@@ -5,15 +5,22 @@ PYTHON ?= python3
 
 .PHONY: setup run test test-rust test-ns3 test-bpf test-python validate ns3-deps kernel-deps bench clean mmwave-runner
 
-# Create the virtualenv, install the Python dependencies and build the Rust extension (release).
+# Create the virtualenv, install the Python dependencies pyproject.toml lists and build the Rust
+# extension (release). The default install is lean; the test tools and Ray (the `test` extra) are
+# installed by `make test` only.
 setup: $(VENV)/.deps
 	$(VENV)/bin/maturin develop --release --quiet
-	cargo build --release --quiet -p mmcc-linkemu
 
 $(VENV)/.deps: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet "maturin>=1.5,<2" "numpy>=1.24" "pyarrow>=14" "matplotlib>=3.7" "duckdb>=1.0" "pytest>=7" "hypothesis>=6" "ray>=2.9"
+	$(VENV)/bin/python .ci/requirements.py > $(VENV)/requirements.txt
+	$(VENV)/bin/pip install --quiet "maturin>=1.5,<2" -r $(VENV)/requirements.txt
+	touch $@
+
+$(VENV)/.test-deps: $(VENV)/.deps pyproject.toml
+	$(VENV)/bin/python .ci/requirements.py test > $(VENV)/requirements-test.txt
+	$(VENV)/bin/pip install --quiet -r $(VENV)/requirements-test.txt
 	touch $@
 
 # The main job: a quick reproduction of the thesis' experiments (urban 28 GHz scenario, 8
@@ -24,19 +31,19 @@ run: setup
 # Rust unit + system tests, the ns-3 module's unit tests, the eBPF programs (host arithmetic test;
 # built when clang/libbpf are there), then the Python tests (fast suite, with a short cross-check
 # against ns-3 and, as root, the kernel testbed; see `validate` for the long ones).
-test: setup test-rust test-ns3 test-bpf test-python
+test: setup $(VENV)/.test-deps test-rust test-ns3 test-bpf test-python
 
 # clippy enforces the engine's determinism rules (clippy.toml: no wall clock, no HashMap).
 test-rust:
 	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
 	cargo test --release --workspace --exclude mmcc-py
 
-test-python:
+test-python: $(VENV)/.test-deps
 	$(PY) -m pytest -q
 
 # Long validations (marked slow), separate from the default suite: the thesis ordering and a
 # quick cross-check against ns-3 3.37 (Debian's libns3-dev, installed here if missing).
-validate: setup ns3-deps
+validate: setup $(VENV)/.test-deps ns3-deps
 	$(PY) -m pytest -q -m slow
 
 # The ns-3 module (ns3/): build it against libns3-dev (installed here if missing and root) and run

@@ -3,9 +3,11 @@ the eBPF algorithms loaded and carrying real transfers, the emulator proven agai
 configuration, and cleanup after Ctrl-C and after a killed run."""
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -132,6 +134,19 @@ def test_bpf_arithmetic_on_the_host():
     assert "all checks passed" in r.stdout
 
 
+def test_builds_go_to_the_user_cache_not_the_source_tree(tmp_path, monkeypatch):
+    from mmcc.testbed.run import emulator_command, emulator_module
+
+    monkeypatch.setenv("MMCC_CACHE", str(tmp_path / "cache"))
+    assert bpf.build_dir() == tmp_path / "cache" / "bpf" / os.uname().release and bpf.build_dir().is_dir()
+    # the emulator is in the extension module: nothing to build, no path into the checkout
+    assert emulator_module().name.startswith("_core") and emulator_command(Path("c.json"))[:3] == [
+        sys.executable, "-m", "mmcc.testbed.linkemu"]
+    r = subprocess.run([sys.executable, "-m", "mmcc.testbed.linkemu", str(tmp_path / "missing.json")],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "mmcc-linkemu: cannot read" in r.stderr
+
+
 def test_cli_kernel_list_works_without_root_or_bpf():
     r = subprocess.run([sys.executable, "-m", "mmcc.cli", "kernel", "list"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
@@ -255,6 +270,7 @@ def test_a_killed_run_leaves_nothing_after_cleanup(tmp_path):
     assert _our_namespaces(p.pid) == []
     assert set(bpf.registered()) == before
     assert not (Path("/run/mmcc-testbed") / f"{p.pid}.json").exists()
+    assert not list(Path(tempfile.gettempdir()).glob(f"mmcc-testbed-{p.pid}-*")), "its temporary folder is left"
 
 
 @needs_kernel

@@ -19,6 +19,8 @@
 //! Time is nanoseconds since the emulator's start command, supplied by the caller, so that the
 //! model is tested with a fake clock (`tests` below) and the binary only adds the I/O.
 
+pub mod emulator;
+
 use mmcc_core::net::queue::Limits;
 use mmcc_core::net::{DirectionConfig, ErrorModel, QueueConfig};
 use mmcc_core::rng::Rng;

@@ -132,12 +132,22 @@ fn resolve_tcp(tcp_json: &str) -> PyResult<String> {
     serde_json::to_string(&cfg.resolve()).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Run the kernel testbed's link emulator (`mmcc_linkemu::emulator`) in this process until it
+/// is told to stop (`python -m mmcc.testbed.linkemu CONFIG.json`): an installed mmcc needs no
+/// separate binary and no cargo. The emulator installs its own SIGINT/SIGTERM handlers, so
+/// this process is dedicated to it. Raises RuntimeError with the emulator's error.
+#[pyfunction]
+fn linkemu(py: Python<'_>, config_path: String) -> PyResult<()> {
+    py.detach(move || mmcc_linkemu::emulator::run(&config_path)).map_err(PyRuntimeError::new_err)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(complete_config, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_tcp, m)?)?;
+    m.add_function(wrap_pyfunction!(linkemu, m)?)?;
     m.add_class::<pycca::PyCcState>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -141,17 +141,18 @@ TESTBED_VERSION = 3  # 2: losses drawn from the simulator's streams (common rand
 
 
 def kernel_builds(ccas) -> dict[str, str]:
-    """Identity of the testbed side per algorithm: kernel release, the emulator binary, the
+    """Identity of the testbed side per algorithm: kernel release, the emulator (the extension
+    module that holds it), the
     testbed's measurement version and, for an eBPF algorithm, its BPF object."""
     from ..testbed import bpf, run as tb
 
-    emulator = fingerprint(tb.emulator_binary()).encode()
+    emulator = fingerprint(tb.emulator_module()).encode()
     out = {}
     for cca in set(ccas):
         h = hashlib.sha256(f"{platform.release()} v{TESTBED_VERSION}".encode())
         h.update(emulator)
         if cca in EBPF:
-            h.update(fingerprint(bpf.BUILD / f"{cca}.bpf.o").encode())
+            h.update(fingerprint(bpf.build_dir() / f"{cca}.bpf.o").encode())
         out[cca] = h.hexdigest()[:16]
     return out
 

@@ -18,7 +18,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 BPF_DIR = ROOT / "bpf"
-BUILD = ROOT / "target" / "bpf"
 ALGORITHMS = ["rttv", "msscca", "mrvhs", "mmstcp", "dtcp", "fbtcp"]
 PREFIX = "mmcc_"
 APT_HINT = "apt-get install clang llvm libbpf-dev bpftool"
@@ -64,14 +63,27 @@ def _require() -> None:
         raise KernelError(reason)
 
 
+def build_dir() -> Path:
+    """Where the objects are built: the user's cache, per kernel release (they are compiled
+    against its BTF), never the source tree."""
+    from ..cache import cache_dir
+
+    return cache_dir("bpf", os.uname().release)
+
+
 def build() -> Path:
-    """Compile every object with `make -C bpf` (make rebuilds what changed)."""
+    """Compile every object with `make -C bpf` into build_dir() (make rebuilds what changed)."""
     _require()
-    r = subprocess.run(["make", "-C", str(BPF_DIR), f"BUILD={BUILD}", f"-j{os.cpu_count() or 1}"],
+    if not (BPF_DIR / "Makefile").is_file():
+        raise KernelError(f"the eBPF sources (bpf/ of the mmcc source tree) are not at {BPF_DIR}: the eBPF "
+                          "congestion controls are built from a checkout of mmcc (the kernel's own reno, cubic "
+                          "and bbr need no build)")
+    out = build_dir()
+    r = subprocess.run(["make", "-C", str(BPF_DIR), f"BUILD={out}", f"-j{os.cpu_count() or 1}"],
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise KernelError(f"building the BPF programs failed:\n{(r.stderr or r.stdout)[-3000:]}")
-    return BUILD
+    return out
 
 
 def available() -> list[str]:
@@ -93,7 +105,7 @@ def load(spec: str | list[str]) -> list[str]:
     for kname in wanted:
         if kname in available():
             continue
-        obj = BUILD / f"{kname[len(PREFIX):]}.bpf.o"
+        obj = build_dir() / f"{kname[len(PREFIX):]}.bpf.o"
         r = subprocess.run(["bpftool", "struct_ops", "register", str(obj)], capture_output=True, text=True)
         if r.returncode != 0 or kname not in available():
             tail = "\n".join((r.stderr or r.stdout).strip().splitlines()[-12:])

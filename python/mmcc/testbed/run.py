@@ -40,11 +40,12 @@ from pathlib import Path
 from ..scenario import link_route
 from . import bpf
 
-ROOT = Path(__file__).resolve().parents[3]
-EMULATOR = ROOT / "target" / "release" / "mmcc-linkemu"
 ENDPOINT = Path(__file__).resolve().parent / "endpoint.py"
 STATE_DIR = Path("/run/mmcc-testbed")
 NS_PREFIX = "mmcc-tb"
+#: A run's temporary folder: TMP_PREFIX<pid>-<random> in the system's temporary folder (a killed
+#: run's is removed by cleanup_stale).
+TMP_PREFIX = "mmcc-testbed-"
 ADDR_A, ADDR_B = "10.203.0.1", "10.203.0.2"
 BASE_PORT = 5301
 KERNEL_NAMES = {"newreno": "reno", "reno": "reno", "cubic": "cubic", "bbr": "bbr",
@@ -148,7 +149,8 @@ def _alive(pid: int) -> bool:
 
 
 def cleanup_stale() -> list[str]:
-    """Remove namespaces and BPF registrations left by testbed runs whose process is gone."""
+    """Remove the namespaces, BPF registrations and temporary folders left by testbed runs whose
+    process is gone (killed)."""
     removed = []
     r = _ip("netns", "list", check=False)
     for line in r.stdout.splitlines():
@@ -171,6 +173,11 @@ def cleanup_stale() -> list[str]:
                     bpf.unload(loaded)
                     removed.extend(loaded)
                 marker.unlink(missing_ok=True)
+    for d in Path(tempfile.gettempdir()).glob(f"{TMP_PREFIX}*-*"):
+        pid = d.name[len(TMP_PREFIX):].split("-")[0]
+        if pid.isdigit() and not _alive(int(pid)) and d.is_dir() and not d.is_symlink():
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(str(d))
     return removed
 
 
@@ -203,20 +210,16 @@ def _probe_namespaces() -> str | None:
     return _PROBE[0]
 
 
-_BUILT: list = []
+def emulator_module() -> Path:
+    """The file holding the link emulator: the extension module `mmcc._core` (the emulator runs
+    as `python -m mmcc.testbed.linkemu`; no build at run time, nothing written to the source tree)."""
+    from .. import _core
+
+    return Path(_core.__file__)
 
 
-def emulator_binary() -> Path:
-    """The link emulator, (re)built with cargo when cargo is there, once per process."""
-    if not _BUILT and shutil.which("cargo") is not None and (ROOT / "Cargo.toml").exists():
-        r = subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "mmcc-linkemu"], cwd=ROOT,
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise TestbedError(f"building the link emulator failed:\n{r.stderr[-2000:]}")
-        _BUILT.append(True)
-    if not EMULATOR.exists():
-        raise TestbedError(f"{EMULATOR} is missing and cargo is not installed; run `make setup`")
-    return EMULATOR
+def emulator_command(config: Path) -> list[str]:
+    return [sys.executable, "-m", "mmcc.testbed.linkemu", str(config)]
 
 
 def _raise_priority(pid: int, realtime: bool) -> None:
@@ -297,7 +300,7 @@ class Hosts:
             cfg["pcap_forward"] = str(self.pcap_dir / "forward.pcap")
             cfg["pcap_reverse"] = str(self.pcap_dir / "reverse.pcap")
         (self.work / "emulator.json").write_text(json.dumps(cfg))
-        self.emu = subprocess.Popen([str(emulator_binary()), str(self.work / "emulator.json")], stdin=subprocess.PIPE,
+        self.emu = subprocess.Popen(emulator_command(self.work / "emulator.json"), stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         _raise_priority(self.emu.pid, realtime=True)
         line = self.emu.stdout.readline().strip()
@@ -433,7 +436,7 @@ def run_testbed(scenario, *, cca: str | None = None, seed: int | None = None, du
     kernel = [kernel_cca(f["cca"]) for f in p.flows]
     t_wall = time.perf_counter()
     pcap = Path(pcap_dir) if pcap_dir is not None else None
-    with tempfile.TemporaryDirectory(prefix="mmcc-testbed-") as tmp, Hosts(p, Path(tmp), pcap) as hosts:
+    with tempfile.TemporaryDirectory(prefix=f"{TMP_PREFIX}{os.getpid()}-") as tmp, Hosts(p, Path(tmp), pcap) as hosts:
         hosts.register(kernel)
         receivers, senders = [], []
         for i, f in enumerate(p.flows):

@@ -382,12 +382,18 @@ def test_ray_address_of_a_silent_server_fails_fast_and_ipv6_parses(mmcc_cli, tmp
     import threading
     import time
 
-    from mmcc.experiments.sweep import parse_address
+    from mmcc.experiments.sweep import _probe_ray, parse_address
 
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen()
-    threading.Thread(target=lambda: srv.accept(), daemon=True).start()  # accepts, says nothing
+    held = []  # connections stay open: the server accepts and says nothing
+
+    def accept_all():
+        while True:
+            held.append(srv.accept())
+
+    threading.Thread(target=accept_all, daemon=True).start()
     t0 = time.monotonic()
     r = mmcc_cli("sweep", "dumbbell", "--cca", "newreno", "--seeds", "1", "--duration", "0.1s", "--backend", "ray",
                  "--address", f"127.0.0.1:{srv.getsockname()[1]}", "--out", tmp_path / "s")
@@ -396,6 +402,13 @@ def test_ray_address_of_a_silent_server_fails_fast_and_ipv6_parses(mmcc_cli, tmp
     assert parse_address("[::1]:6379") == ("::1", 6379) and parse_address("ray://head:10001") == ("head", 10001)
     with pytest.raises(ValueError, match="in brackets"):
         parse_address("::1:6379")
+    # a server that accepts and closes at once is no Ray head node either
+    quiet = socket.socket()
+    quiet.bind(("127.0.0.1", 0))
+    quiet.listen()
+    threading.Thread(target=lambda: quiet.accept()[0].close(), daemon=True).start()
+    with pytest.raises(RuntimeError, match="does not speak gRPC"):
+        _probe_ray(f"127.0.0.1:{quiet.getsockname()[1]}")
 
 
 def test_a_local_ray_instance_refuses_clients_without_its_token(tmp_path):

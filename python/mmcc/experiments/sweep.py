@@ -326,9 +326,13 @@ def _probe_ray(address: str, timeout: float = 5.0) -> None:
 
     host, port = parse_address(address)
     try:
-        with socket.create_connection((host, port), timeout=timeout) as c:
+        c = socket.create_connection((host, port), timeout=timeout)
+    except OSError as e:
+        raise RuntimeError(f"cannot reach the Ray cluster at {address} ({e.strerror or e}); nothing was run") from None
+    head = b""
+    try:
+        with c:
             c.sendall(_H2_PREFACE)
-            head = b""
             while len(head) < 9:
                 chunk = c.recv(9 - len(head))
                 if not chunk:
@@ -337,8 +341,8 @@ def _probe_ray(address: str, timeout: float = 5.0) -> None:
     except socket.timeout:
         raise RuntimeError(f"{address}: no answer from a Ray head node within {timeout:g} s (something accepts the "
                            "connection but does not speak gRPC); nothing was run") from None
-    except OSError as e:
-        raise RuntimeError(f"cannot reach the Ray cluster at {address} ({e.strerror or e}); nothing was run") from None
+    except OSError:
+        pass  # closed or reset by the server: not gRPC either
     if len(head) < 9 or head[3] != 4:  # frame type 4: SETTINGS
         raise RuntimeError(f"{address}: the server there does not speak gRPC, so it is not a Ray head node; "
                            "nothing was run")

@@ -346,11 +346,26 @@ def _overlay(out: Path, case: Case, ref: dict, ours: dict) -> None:
     plt.close(fig)
 
 
-def update_docs(doc: Path = ROOT / "docs" / "validation.md", store: Path = STORE) -> None:
-    """Rewrite docs/validation.md's agreement block from the stored runs (tests check it)."""
-    import re
+#: The overlays docs/validation.md shows: stored case -> figure in docs/img.
+DOC_FIGURES = {"newreno-edge-2.5MiB-0-s1-60s": "mmwave-newreno-edge-2.5MiB-60s.png",
+               "newreno-edge-20MiB-0-s1-12s": "mmwave-newreno-edge-20MiB-12s.png"}
 
-    rows = [compare(c, read_reference(store / c.key), run_mmcc(c)) for c in stored_cases(store)]
+
+def update_docs(doc: Path = ROOT / "docs" / "validation.md", store: Path = STORE) -> None:
+    """Rewrite docs/validation.md's agreement block from the stored runs (tests check it) and
+    its overlay figures (DOC_FIGURES)."""
+    import re
+    import shutil
+    import tempfile
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for c in stored_cases(store):
+            ref, ours = read_reference(store / c.key), run_mmcc(c)
+            rows.append(compare(c, ref, ours))
+            if c.key in DOC_FIGURES:
+                _overlay(Path(tmp), c, ref, ours)
+                shutil.copy(Path(tmp) / "figures" / f"{c.key}.png", doc.parent / "img" / DOC_FIGURES[c.key])
     text = doc.read_text()
     block = f"<!-- mmwave-agreement -->\n{agreement_markdown(rows)}<!-- /mmwave-agreement -->"
     new, n = re.subn(r"<!-- mmwave-agreement -->\n.*?<!-- /mmwave-agreement -->", lambda _: block, text, flags=re.S)

@@ -78,6 +78,15 @@ impl Trajectory {
         Trajectory { start, changes }
     }
 
+    /// Speed (m/s) at time `t`: that of the latest velocity change at or before `t`.
+    pub fn speed(&self, t: Time) -> f64 {
+        self.changes
+            .iter()
+            .take_while(|c| c.t <= t)
+            .last()
+            .map_or(0.0, |c| c.v.iter().map(|x| x * x).sum::<f64>().sqrt())
+    }
+
     /// Position at time `t`.
     pub fn position(&self, t: Time) -> Vec3 {
         let mut p = self.start;

@@ -5,13 +5,15 @@
 //! trace (Mahimahi `mm-link` format).
 
 pub mod channel;
+pub mod fading;
 pub mod geometry;
 pub mod link;
 pub mod los_tracker;
+pub mod mi;
 
 pub use channel::PathLossModel;
 pub use geometry::{Obstacle, ObstacleKind, VelocityChange};
-pub use link::{LinkAdaptation, RadioLink, RadioSample};
+pub use link::{FadingModel, LinkAdaptation, RadioLink, RadioSample};
 
 use crate::net::QueueConfig;
 use crate::time::{Dur, Time};
@@ -79,6 +81,12 @@ pub struct RadioConfig {
     /// From a downlink block to the scheduler using the UE's report on it (ns3-mmwave: the UE's
     /// uplink control message, then `L1L2CtrlLatency` subframes of scheduling ahead).
     pub cqi_report_delay: Dur,
+    /// Small-scale fading across the band (`fading.rs`); none: one flat SINR per update.
+    pub fading: FadingModel,
+    /// Chunks the band is divided into for fading (ns3-mmwave: 72).
+    pub fading_chunks: u32,
+    /// How often a new fading realisation is drawn (ns3-mmwave: 100 ms).
+    pub fading_period: Dur,
     /// SINR schedule instead of geometry: (time, SINR dB) steps, LoS when SINR >= 0 dB... (see
     /// `sinr_schedule_los_db`).
     pub sinr_schedule: Vec<SinrStep>,
@@ -134,6 +142,9 @@ impl Default for RadioConfig {
             ul_scheduling_slots: 4,
             cqi_expiry: None,
             cqi_report_delay: Dur::ZERO,
+            fading: FadingModel::None,
+            fading_chunks: 72,
+            fading_period: Dur::from_millis(100),
             sinr_schedule: Vec::new(),
             trace_dl: Vec::new(),
             trace_ul: Vec::new(),

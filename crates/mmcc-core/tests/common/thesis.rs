@@ -3,7 +3,7 @@
 use mmcc_core::net::{DirectionConfig, ErrorModelConfig, ErrorUnit, QueueConfig};
 use mmcc_core::radio::RadioLinkConfig;
 use mmcc_core::radio::{
-    LinkAdaptation, Obstacle, ObstacleKind, PathLossModel, RadioConfig, VelocityChange,
+    FadingModel, LinkAdaptation, Obstacle, ObstacleKind, PathLossModel, RadioConfig, VelocityChange,
 };
 use mmcc_core::sim::{FlowConfig, LinkConfig, SimConfig};
 use mmcc_core::tcp::app::AppConfig;
@@ -56,11 +56,15 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
             limit_packets: None,
             room_bytes: None,
         },
-        // the thesis' channel, as in the preset: ns3-mmwave's obstacle model and MCS table
+        // the thesis' channel, as in the preset: ns3-mmwave's obstacle model and MCS table, its
+        // CQI expiry and its small-scale fading
         pathloss: PathLossModel::BuildingsObstacle,
         shadowing: false,
         link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
         eta: 0.57,
+        cqi_expiry: Some(Dur::from_millis(10)),
+        cqi_report_delay: Dur::from_micros(300),
+        fading: FadingModel::Ns3Mmwave,
         ..Default::default()
     };
     let tcp = TcpConfig {

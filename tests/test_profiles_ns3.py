@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mmcc import _core
-from mmcc.experiments import validate_ns3
+from mmcc.experiments import pinned, validate_ns3
 
 
 def test_profile_defaults_resolve_and_overrides_win():
@@ -141,46 +141,7 @@ def test_bad_frto_is_a_clear_error(mmcc_cli):
     assert len(r.stderr.strip().splitlines()) == 1
 
 
-NS3_TRACES = Path(__file__).parent / "data" / "ns3-cwnd"
-
-
-def _changes(pairs):
-    """A cwnd trace as its distinct changes: the last value at each instant (ns-3 schedules
-    some settings 1 ns after the event that causes them), repeats dropped."""
-    out = []
-    for t, v in pairs:
-        if out and t - out[-1][0] <= 1:
-            out[-1] = (out[-1][0], v)
-        elif not out or out[-1][1] != v:
-            out.append((t, v))
-    # a value replaced at the same instant may equal the one before it (ns-3's ProbeRTT sets
-    # 8,400 then 5,600 on every ACK): drop such repeats too
-    out = [p for i, p in enumerate(out) if i == 0 or p[1] != out[i - 1][1]]
-    if len(out) > 1 and out[-1][1] == out[-2][1]:
-        out.pop()
-    return out
-
-
-def _read_ns3_trace(name):
-    """A pinned ns-3 cwnd trace: `NAME.txt.gz` holds lines `t_ns cwnd_bytes`; `NAME.txt.xz` (long
-    traces) holds `dt_ns cwnd_bytes`, the time since the previous line. Returns the header line
-    and the (t_ns, cwnd) pairs."""
-    import gzip
-    import lzma
-
-    gz, xz = NS3_TRACES / f"{name}.txt.gz", NS3_TRACES / f"{name}.txt.xz"
-    with (gzip.open(gz, "rt") if gz.exists() else lzma.open(xz, "rt")) as f:
-        head = f.readline()
-        pairs = [tuple(int(x) for x in line.split()) for line in f]
-    if not gz.exists():
-        t = 0
-        for i, (dt, cwnd) in enumerate(pairs):
-            t += dt
-            pairs[i] = (t, cwnd)
-    return head, pairs
-
-
-@pytest.mark.parametrize("name", sorted({p.name.split(".txt.")[0] for p in NS3_TRACES.glob("*.txt.?z")}))
+@pytest.mark.parametrize("name", pinned.names(pinned.NS3_TRACES))
 def test_ns3_profile_reproduces_ns3s_own_cwnd_trace(name, tmp_path):
     """The `ns3` profile against ns-3 3.37 itself, change for change: each file is the
     CongestionWindow trace of ns-3's class in `mmcc-ns3-runner` for one case of `mmcc validate
@@ -220,25 +181,37 @@ def test_ns3_profile_reproduces_ns3s_own_cwnd_trace(name, tmp_path):
     (no NewAck): with a window above the 64 MiB send buffer, ns-3 left the 1,400 bytes that ACK
     freed unwritten and so unsent (mmcc had sent them: one segment more in flight at the
     recovery that followed at 0.6131 s)."""
-    from mmcc.experiments.validate_ns3 import Case, scenario
-    from mmcc.results import run
-    from mmcc.scenario import Scenario
-
-    head, ref = _read_ns3_trace(name)
-    cut = float(head.rsplit("first ", 1)[1].split()[0])
-    cca, rate, loss, seed = re.fullmatch(r"(\w+)-(\w+)-([0-9.e-]+)-s(\d+)", name).groups()  # loss may be 1e-05
-    case = Case(cca, rate, float(loss), int(seed), 5.0 if rate in ("1Gbps", "trace") else 20.0)
-    sc = scenario(case, tmp_path)  # the trace case writes its capacity trace there
-    sc.setdefault("record", {})["trace"] = True
-    sc["duration"] = f"{cut}s"
-    cw = run(Scenario.from_dict(sc, source=name)).tables["cwnd"].to_pydict()
-    ours = _changes([(round(t * 1e9), int(v)) for t, v, f in zip(cw["t_s"], cw["cwnd_bytes"], cw["flow_id"]) if f == 0])
-    ref = _changes(ref)
+    head, ref = pinned.read_trace(pinned.NS3_TRACES / f"{name}.txt.gz")
+    config = pinned.ns3_case_config(name, tmp_path)
+    # the configuration the Rust suite runs (crates/mmcc-core/tests/pinned_traces.rs) is this case's
+    assert json.loads(config) == pinned.stored_config(pinned.NS3_TRACES, name), (
+        f"{name}: tests/data/ns3-cwnd/{name}.config.json.gz is stale: python -m mmcc.experiments.pinned --write-configs")
+    ours = pinned.run_trace(config)
+    ours = pinned.cwnd_changes([(t, c) for t, c, _ in ours])
+    ref = pinned.cwnd_changes(ref)
     n = min(len(ours), len(ref))
     first = next((i for i in range(n) if ours[i] != ref[i]), None)
     assert first is None and abs(len(ours) - len(ref)) <= 1, (
         f"{name}: {len(ref)} ns-3 changes, {len(ours)} mmcc; first difference at change {first}: "
         f"ns-3 {ref[first] if first is not None else None}, mmcc {ours[first] if first is not None else None}")
+
+
+@pytest.mark.parametrize("name", sorted(pinned.LINUX_CASES))
+def test_linux_profile_keeps_its_golden_trajectory(name, tmp_path):
+    """The `linux` profile's own cwnd and ssthresh, change for change, on six cases (wired with
+    and without loss, 100 Mb/s and 1 Gb/s, BBR, RTTV, and the thesis' radio path): a change of
+    the profile's behaviour shows here and in `cargo test`, and is accepted by re-recording them
+    (python -m mmcc.experiments.pinned --write-linux, with the reason in the commit)."""
+    config = pinned.linux_case_config(name, tmp_path)
+    assert json.loads(config) == pinned.stored_config(pinned.LINUX_TRACES, name), (
+        f"{name}: tests/data/linux-cwnd/{name}.config.json.gz is stale: python -m mmcc.experiments.pinned --write-configs")
+    _, ref = pinned.read_trace(pinned.LINUX_TRACES / f"{name}.txt.gz")
+    ours = pinned.run_trace(config)
+    ref = pinned.cwnd_changes(ref)
+    first = next((i for i in range(min(len(ours), len(ref))) if ours[i] != ref[i]), None)
+    assert first is None and len(ours) == len(ref), (
+        f"{name}: {len(ref)} golden changes, {len(ours)} now; first difference at change {first}: "
+        f"golden {ref[first] if first is not None else None}, now {ours[first] if first is not None else None}")
 
 
 def test_ns3_times_out_with_nothing_in_flight_while_data_waits(tmp_path):
@@ -323,7 +296,8 @@ def test_ns3_keeps_one_segment_after_a_timeout_that_ends_the_episode(tmp_path):
     assert f["one_segment_timeouts"][0] == 20 and 4.1 < f["one_segment_stall_s"][0] < 4.3
     assert stall_note(f["one_segment_timeouts"][0], f["one_segment_stall_s"][0]).startswith("stalled")
     cw = r.tables["cwnd"].to_pydict()
-    assert _changes([(round(t * 1e9), int(v)) for t, v in zip(cw["t_s"], cw["cwnd_bytes"])]) == _changes(ns3_cwnd)
+    assert (pinned.cwnd_changes([(round(t * 1e9), int(v)) for t, v in zip(cw["t_s"], cw["cwnd_bytes"])])
+            == pinned.cwnd_changes(ns3_cwnd))
     # the mechanism: with ns-3's default 1 s minimum RTO the delayed ACK comes first, and with an
     # ACK for every segment nothing waits; one timeout each, no stall (ns-3 gives the same bytes)
     for sets, nbytes in (({"tcp.min_rto": "1s"}, 32_146_800), ({"tcp.delayed_ack_count": 1}, 45_654_000)):

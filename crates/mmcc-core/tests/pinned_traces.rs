@@ -1,0 +1,122 @@
+//! The pinned reference traces, run by the Rust suite (python/mmcc/experiments/pinned.py writes
+//! them and documents the format):
+//! - `tests/data/ns3-cwnd/`: ns-3 3.37's own CongestionWindow traces; the `ns3` profile must
+//!   reproduce each change at the same nanosecond;
+//! - `tests/data/linux-cwnd/`: the `linux` profile's golden cwnd / ssthresh trajectories.
+//!
+//! Each trace's case is stored as the core's run configuration (`NAME.config.json.gz`, checked
+//! against the scenario by the Python suite), so a change of the stack's rules that moves any of
+//! these trajectories fails `cargo test` as well as `make test`.
+
+use flate2::read::GzDecoder;
+use mmcc_core::sim::{SimConfig, Simulation};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+fn data(folder: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data").join(folder)
+}
+
+fn gunzip(path: &Path) -> String {
+    let mut s = String::new();
+    GzDecoder::new(std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+        .read_to_string(&mut s)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    s
+}
+
+/// (t_ns, values) rows of a trace file; `dt_ns` rows made absolute.
+fn read_trace(path: &Path) -> Vec<(i64, Vec<i64>)> {
+    let text = gunzip(path);
+    let mut lines = text.lines();
+    let head = lines.next().expect("a header line");
+    let delta = head.contains("dt_ns");
+    let mut t = 0;
+    lines
+        .map(|l| {
+            let v: Vec<i64> = l.split_whitespace().map(|x| x.parse().expect("an integer")).collect();
+            t = if delta { t + v[0] } else { v[0] };
+            (t, v[1..].to_vec())
+        })
+        .collect()
+}
+
+/// The distinct changes of a trace: the last value at each instant (within 1 ns: ns-3 schedules
+/// some settings 1 ns after their cause), repeats dropped; the rule of pinned.py's `cwnd_changes`.
+fn changes(rows: Vec<(i64, Vec<i64>)>) -> Vec<(i64, Vec<i64>)> {
+    let mut out: Vec<(i64, Vec<i64>)> = Vec::new();
+    for (t, v) in rows {
+        match out.last_mut() {
+            Some(last) if t - last.0 <= 1 => last.1 = v,
+            Some(last) if last.1 == v => {}
+            _ => out.push((t, v)),
+        }
+    }
+    let mut dedup: Vec<(i64, Vec<i64>)> = Vec::with_capacity(out.len());
+    for p in out {
+        if dedup.last().is_none_or(|l| l.1 != p.1) {
+            dedup.push(p);
+        }
+    }
+    dedup
+}
+
+/// Flow 0's recorded (t_ns, [cwnd] or [cwnd, ssthresh]) rows of a stored configuration.
+fn run(config: &Path, with_ssthresh: bool) -> Vec<(i64, Vec<i64>)> {
+    let cfg = SimConfig::from_json(&gunzip(config)).unwrap_or_else(|e| panic!("{}: {e}", config.display()));
+    let mut sim = Simulation::new(cfg).unwrap_or_else(|e| panic!("{}: {e}", config.display()));
+    sim.run();
+    let r = sim.recorder(0);
+    (0..r.cwnd_t.len())
+        .map(|i| {
+            let v = if with_ssthresh { vec![r.cwnd_v[i], r.ssthresh_v[i]] } else { vec![r.cwnd_v[i]] };
+            (r.cwnd_t[i], v)
+        })
+        .collect()
+}
+
+fn names(folder: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(folder)
+        .unwrap_or_else(|e| panic!("{}: {e}", folder.display()))
+        .filter_map(|e| e.ok()?.file_name().into_string().ok()?.strip_suffix(".txt.gz").map(String::from))
+        .collect();
+    v.sort();
+    v
+}
+
+fn check(folder: &str, with_ssthresh: bool, min_cases: usize) {
+    let dir = data(folder);
+    let cases = names(&dir);
+    assert!(cases.len() >= min_cases, "{}: {} traces", dir.display(), cases.len());
+    let mut failed = Vec::new();
+    for name in &cases {
+        let reference = changes(read_trace(&dir.join(format!("{name}.txt.gz"))));
+        let ours = changes(run(&dir.join(format!("{name}.config.json.gz")), with_ssthresh));
+        let n = reference.len().min(ours.len());
+        let first = (0..n).find(|&i| reference[i] != ours[i]);
+        // the reference is cut at its span: the last change may fall on either side of the cut
+        if first.is_some() || reference.len().abs_diff(ours.len()) > 1 {
+            failed.push(format!(
+                "{name}: {} reference changes, {} mmcc; first difference at change {first:?}: reference {:?}, mmcc {:?}",
+                reference.len(),
+                ours.len(),
+                first.map(|i| &reference[i]),
+                first.map(|i| &ours[i])
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+/// The `ns3` profile against ns-3 3.37's own cwnd traces (17 cases; docs/tcp-profiles.md says
+/// what each pins).
+#[test]
+fn ns3_profile_reproduces_ns3s_cwnd_traces() {
+    check("ns3-cwnd", false, 17);
+}
+
+/// The `linux` profile against its golden trajectories (cwnd and ssthresh).
+#[test]
+fn linux_profile_keeps_its_golden_trajectories() {
+    check("linux-cwnd", true, 6);
+}

@@ -1,0 +1,194 @@
+"""Pinned reference traces: cwnd trajectories the TCP stack must reproduce change for change.
+
+- `tests/data/ns3-cwnd/NAME.txt.gz`: ns-3 3.37's CongestionWindow trace of flow 0 for one case
+  of `mmcc validate ns3` (common random numbers), which the `ns3` profile must reproduce.
+- `tests/data/linux-cwnd/NAME.txt.gz`: the `linux` profile's own cwnd / ssthresh trajectory on a
+  few cases (golden traces: any change of the profile's behaviour shows, and must be accepted by
+  rewriting them, `python -m mmcc.experiments.pinned --write-linux`).
+
+Each trace has a `NAME.config.json.gz` beside it: the run configuration (the core's JSON) of its
+case, cut where the trace was recorded, with every cwnd change recorded. The Rust suite
+(`crates/mmcc-core/tests/pinned_traces.rs`) runs those configurations and compares, so the pins
+hold in `cargo test` as well as in the Python suite, which also checks that each stored
+configuration is still what the scenario gives (`python -m mmcc.experiments.pinned
+--write-configs` rewrites them).
+
+Trace files: a header line `# ...` (naming the columns: `t_ns`, or `dt_ns` for the time since the
+previous line, then `cwnd_bytes` and, for linux traces, `ssthresh_bytes` (-1: not set yet); and `first X s`, the
+recorded span), then one line per change.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+NS3_TRACES = ROOT / "tests" / "data" / "ns3-cwnd"
+LINUX_TRACES = ROOT / "tests" / "data" / "linux-cwnd"
+#: The linux profile's golden cases: (name, duration s). Wired cases of `mmcc validate linux`'s
+#: matrix (loss-free and lossy, 10 and 25 ms) and the thesis' radio path.
+LINUX_CASES = {
+    "reno-100Mbps-0.001-s1": 5.0,
+    "cubic-100Mbps-0.001-s2": 5.0,
+    "bbr-100Mbps-0-s1": 5.0,
+    "cubic-1Gbps-0.0001-s1": 3.0,
+    "rttv-100Mbps-0.001-s1": 5.0,
+    "newreno-thesis-edge-0-s1": 6.0,
+}
+
+
+def names(folder: Path) -> list[str]:
+    return sorted(p.name[: -len(".txt.gz")] for p in folder.glob("*.txt.gz"))
+
+
+def read_trace(path: Path) -> tuple[str, list[tuple]]:
+    """The header line and the rows (t_ns, value, ...) of a trace file (dt_ns rows made absolute)."""
+    with gzip.open(path, "rt") as f:
+        head = f.readline()
+        rows = [tuple(int(x) for x in line.split()) for line in f]
+    if "dt_ns" in head:
+        t = 0
+        for i, r in enumerate(rows):
+            t += r[0]
+            rows[i] = (t, *r[1:])
+    return head, rows
+
+
+def span_s(head: str) -> float:
+    """The recorded span `first X s` of a trace's header."""
+    return float(head.rsplit("first ", 1)[1].split()[0])
+
+
+def cwnd_changes(pairs) -> list[tuple]:
+    """A trace as its distinct changes: the last value at each instant (ns-3 schedules some
+    settings 1 ns after the event that causes them), repeats dropped (the same rule as the Rust
+    suite's)."""
+    out = []
+    for t, *v in pairs:
+        v = tuple(v)
+        if out and t - out[-1][0] <= 1:
+            out[-1] = (out[-1][0], v)
+        elif not out or out[-1][1] != v:
+            out.append((t, v))
+    # a value replaced at the same instant may equal the one before it (ns-3's ProbeRTT sets
+    # 8,400 then 5,600 on every ACK): drop such repeats too
+    out = [p for i, p in enumerate(out) if i == 0 or p[1] != out[i - 1][1]]
+    if len(out) > 1 and out[-1][1] == out[-2][1]:
+        out.pop()
+    return [(t, *v) for t, v in out]
+
+
+def ns3_case_config(name: str, tmp: Path) -> str:
+    """The run configuration of a pinned ns-3 trace's case (cut at its span, every cwnd change
+    recorded), as the core's JSON."""
+    from ..scenario import Scenario
+    from .validate_ns3 import Case, scenario
+
+    head, _ = read_trace(NS3_TRACES / f"{name}.txt.gz")
+    cca, rate, loss, seed = re.fullmatch(r"(\w+)-(\w+)-([0-9.e-]+)-s(\d+)", name).groups()  # loss may be 1e-05
+    case = Case(cca, rate, float(loss), int(seed), 5.0 if rate in ("1Gbps", "trace") else 20.0)
+    sc = scenario(case, tmp)  # the trace case writes its capacity trace there
+    sc.setdefault("record", {})["trace"] = True
+    sc["duration"] = f"{span_s(head)}s"
+    return Scenario.from_dict(sc, source=name).to_json()
+
+
+def linux_case_config(name: str, tmp: Path) -> str:
+    """The run configuration of a linux golden case (every cwnd change recorded)."""
+    from ..scenario import Scenario, load
+    from .validate_ns3 import Case, scenario
+
+    span = LINUX_CASES[name]
+    if name.startswith("newreno-thesis-edge"):
+        sc = load("thesis-edge").with_overrides({"record.trace": True, "tcp.profile": "linux"}, cca="newreno",
+                                                duration=f"{span}s")
+        return sc.to_json()
+    cca, rate, loss, seed = re.fullmatch(r"(\w+)-(\w+)-([0-9.e-]+)-s(\d+)", name).groups()
+    raw = scenario(Case(cca, rate, float(loss), int(seed), span), tmp)
+    raw["tcp"]["profile"] = "linux"
+    raw.setdefault("record", {})["trace"] = True
+    return Scenario.from_dict(raw, source=name).to_json()
+
+
+def _config_path(folder: Path, name: str) -> Path:
+    return folder / f"{name}.config.json.gz"
+
+
+def stored_config(folder: Path, name: str) -> dict:
+    with gzip.open(_config_path(folder, name), "rt") as f:
+        return json.load(f)
+
+
+def _write_gz(path: Path, text: str) -> None:
+    from ..results import atomic_write_bytes
+
+    atomic_write_bytes(path, gzip.compress(text.encode(), mtime=0))
+
+
+def write_configs() -> list[Path]:
+    """Rewrite every pinned trace's configuration file from its case."""
+    written = []
+    with tempfile.TemporaryDirectory() as d:
+        for n in names(NS3_TRACES):
+            _write_gz(_config_path(NS3_TRACES, n), ns3_case_config(n, Path(d)))
+            written.append(_config_path(NS3_TRACES, n))
+        for n in LINUX_CASES:
+            _write_gz(_config_path(LINUX_TRACES, n), linux_case_config(n, Path(d)))
+            written.append(_config_path(LINUX_TRACES, n))
+    return written
+
+
+def run_trace(config_json: str) -> list[tuple]:
+    """Flow 0's (t_ns, cwnd, ssthresh) changes of a configuration run by mmcc."""
+    from .. import _core
+    from ..results import _to_arrow
+
+    raw = _core.run(config_json, None)
+    cw = _to_arrow(raw["tables"]["cwnd"]).to_pydict()
+    # ssthresh -1: not set yet (the table's NaN), as the core records it
+    return cwnd_changes([(round(t * 1e9), int(c), -1 if s != s else int(s))
+                         for t, c, s, f in zip(cw["t_s"], cw["cwnd_bytes"], cw["ssthresh_bytes"], cw["flow_id"])
+                         if f == 0])
+
+
+def write_linux_traces() -> None:
+    """Record the linux profile's golden traces from the stored configurations (after a change
+    of the profile's behaviour was accepted)."""
+    LINUX_TRACES.mkdir(parents=True, exist_ok=True)
+    for n in LINUX_CASES:
+        cfg = json.dumps(stored_config(LINUX_TRACES, n))
+        rows = run_trace(cfg)
+        lines, prev = [], 0
+        for t, c, s in rows:
+            lines.append(f"{t - prev} {c} {s}")
+            prev = t
+        head = (f"# mmcc linux profile, cwnd and ssthresh of flow 0: dt_ns cwnd_bytes ssthresh_bytes (time since "
+                f"the previous line); case {n}, first {LINUX_CASES[n]} s")
+        _write_gz(LINUX_TRACES / f"{n}.txt.gz", head + "\n" + "\n".join(lines) + "\n")
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m mmcc.experiments.pinned", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--write-configs", action="store_true", help="rewrite every pinned trace's configuration file")
+    ap.add_argument("--write-linux", action="store_true", help="re-record the linux profile's golden traces")
+    a = ap.parse_args(argv)
+    if not (a.write_configs or a.write_linux):
+        ap.print_help()
+        return 2
+    if a.write_configs:
+        print(f"wrote {len(write_configs())} configuration files")
+    if a.write_linux:
+        write_linux_traces()
+        print(f"wrote {len(LINUX_CASES)} linux traces to {LINUX_TRACES}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -105,17 +105,6 @@ def test_validate_bad_loss_is_a_clear_error(mmcc_cli):
     assert r.returncode == 2 and "--loss 'abc'" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
-STALL = {
-    "name": "stall", "duration": "6s", "seed": 1, "nodes": ["server", "router", "client"],
-    "links": [{"between": ["server", "router"], "rate": "1Gbps", "delay": "100us"},
-              {"between": ["router", "client"], "rate": "20Mbps", "delay": "9.9ms",
-               "forward": {"queue": {"type": "droptail", "limit": "50kB"},
-                           "rate_schedule": [{"t": "3s", "rate": "50kbps"}, {"t": "3.8s", "rate": "20Mbps"}]}}],
-    "tcp": {"profile": "linux"},
-    "flows": [{"from": "server", "to": "client", "cca": "cubic"}],
-}
-
-
 @pytest.mark.parametrize("frto", [True, False])
 def test_a_spurious_timeout_is_undone_in_the_linux_profile(frto):
     """The bottleneck crawls at 50 kb/s for 0.8 s: a timeout fires while nothing is lost. With
@@ -124,7 +113,7 @@ def test_a_spurious_timeout_is_undone_in_the_linux_profile(frto):
     from mmcc.results import run
     from mmcc.scenario import Scenario
 
-    raw = json.loads(json.dumps(STALL))
+    raw = json.loads(json.dumps(pinned.CRAWL))
     raw["tcp"]["frto"] = frto
     r = run(Scenario.from_dict(raw, source="stall"))
     ev = r.tables["events"].to_pydict()
@@ -284,6 +273,9 @@ def test_ns3_keeps_one_segment_after_a_timeout_that_ends_the_episode(tmp_path):
     from mmcc.results import run, stall_note
     from mmcc.scenario import load
 
+    # the configuration the Rust suite runs for this trace (pinned_traces.rs) is this case's
+    with gzip.open(STALL_REF / "config.json.gz", "rt") as f:
+        assert json.load(f) == json.loads(pinned.stall_case_config()), "python -m mmcc.experiments.pinned --write-configs"
     ref = next(csv.DictReader((STALL_REF / "flows.csv").open()))
     with gzip.open(STALL_REF / "cwnd.txt.gz", "rt") as f:
         f.readline()

@@ -29,16 +29,37 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 NS3_TRACES = ROOT / "tests" / "data" / "ns3-cwnd"
+#: ns-3's trace of the stall after a timeout (20 timeouts in 5 s; docs/tcp-profiles.md), kept with
+#: its case in validation/ns3-cases: its configuration is written beside it (config.json.gz).
+STALL_CASE = ROOT / "validation" / "ns3-cases" / "stall-after-timeout.toml"
+STALL_TRACE = STALL_CASE.with_suffix(".ns3") / "cwnd.txt.gz"
 LINUX_TRACES = ROOT / "tests" / "data" / "linux-cwnd"
-#: The linux profile's golden cases: (name, duration s). Wired cases of `mmcc validate linux`'s
-#: matrix (loss-free and lossy, 10 and 25 ms) and the thesis' radio path.
+#: The linux profile's golden cases: name -> duration (s). Wired cases of the validation
+#: topology with and without loss (`CCA-RATE-LOSS-sSEED`), heavy loss with timeouts, the thesis'
+#: radio path with its 2.5 MiB and 0.25 MiB RLC buffers (the small one overflows: timeouts), and a
+#: bottleneck that crawls (a spurious timeout, undone by F-RTO).
 LINUX_CASES = {
     "reno-100Mbps-0.001-s1": 5.0,
     "cubic-100Mbps-0.001-s2": 5.0,
     "bbr-100Mbps-0-s1": 5.0,
     "cubic-1Gbps-0.0001-s1": 3.0,
     "rttv-100Mbps-0.001-s1": 5.0,
+    "reno-100Mbps-0.1-s2": 5.0,
     "newreno-thesis-edge-0-s1": 6.0,
+    "cubic-thesis-edge-0.25MiB-s1": 4.0,
+    "cubic-crawl-s1": 6.0,
+}
+
+#: The crawling bottleneck: 20 Mb/s, 50 kb/s for 0.8 s from 3 s; a timeout fires while nothing
+#: is lost.
+CRAWL = {
+    "name": "crawl", "duration": "6s", "seed": 1, "nodes": ["server", "router", "client"],
+    "links": [{"between": ["server", "router"], "rate": "1Gbps", "delay": "100us"},
+              {"between": ["router", "client"], "rate": "20Mbps", "delay": "9.9ms",
+               "forward": {"queue": {"type": "droptail", "limit": "50kB"},
+                           "rate_schedule": [{"t": "3s", "rate": "50kbps"}, {"t": "3.8s", "rate": "20Mbps"}]}}],
+    "tcp": {"profile": "linux"},
+    "flows": [{"from": "server", "to": "client", "cca": "cubic"}],
 }
 
 
@@ -104,15 +125,30 @@ def linux_case_config(name: str, tmp: Path) -> str:
     from .validate_ns3 import Case, scenario
 
     span = LINUX_CASES[name]
-    if name.startswith("newreno-thesis-edge"):
-        sc = load("thesis-edge").with_overrides({"record.trace": True, "tcp.profile": "linux"}, cca="newreno",
-                                                duration=f"{span}s")
+    if "-thesis-edge-" in name:
+        cca, rest = name.split("-thesis-edge-")
+        params = {} if rest.startswith("0-") else {"rlc_buffer": rest.split("-s")[0]}
+        sc = load("thesis-edge").with_overrides({"record.trace": True, "tcp.profile": "linux"}, cca=cca,
+                                                duration=f"{span}s", params=params or None)
         return sc.to_json()
+    if "-crawl-" in name:
+        raw = json.loads(json.dumps(CRAWL))
+        raw["flows"][0]["cca"] = name.split("-")[0]
+        raw["record"] = {"trace": True}
+        raw["duration"] = f"{span}s"
+        return Scenario.from_dict(raw, source=name).to_json()
     cca, rate, loss, seed = re.fullmatch(r"(\w+)-(\w+)-([0-9.e-]+)-s(\d+)", name).groups()
     raw = scenario(Case(cca, rate, float(loss), int(seed), span), tmp)
     raw["tcp"]["profile"] = "linux"
     raw.setdefault("record", {})["trace"] = True
     return Scenario.from_dict(raw, source=name).to_json()
+
+
+def stall_case_config() -> str:
+    """The stall case's run configuration, every cwnd change recorded."""
+    from ..scenario import load
+
+    return load(str(STALL_CASE)).with_overrides({"record.trace": True}).to_json()
 
 
 def _config_path(folder: Path, name: str) -> Path:
@@ -140,6 +176,8 @@ def write_configs() -> list[Path]:
         for n in LINUX_CASES:
             _write_gz(_config_path(LINUX_TRACES, n), linux_case_config(n, Path(d)))
             written.append(_config_path(LINUX_TRACES, n))
+    _write_gz(STALL_TRACE.with_name("config.json.gz"), stall_case_config())
+    written.append(STALL_TRACE.with_name("config.json.gz"))
     return written
 
 

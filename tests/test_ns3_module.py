@@ -3,9 +3,11 @@ ns-3's own stack, and a few short cases agree with mmcc (the full matrix is `mmc
 
 Skipped when libns3-dev is not installed (`make test` installs it when run as root)."""
 
+import json
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 
 from mmcc.experiments import validate_ns3
@@ -251,3 +253,46 @@ def test_build_files_list_every_source_of_the_module():
     assert lists["module_test.source"] == ["test/mmcc-tcp-test-suite.cc"]
     assert lists["obj.source"] == "examples/mmcc-ns3-runner.cc"
     assert {n.name for n in tree.body if isinstance(n, ast.FunctionDef)} == {"configure", "build"}
+
+
+def test_summary_of_independent_runs_gives_intervals_and_a_verdict():
+    """Means with 95 % intervals, the difference's Welch interval against the +-5 % band, and the
+    pooled realised loss rate with its binomial interval (hand-checked numbers)."""
+    from mmcc.experiments.validate_independent import summarize
+
+    def runs(values, drops, seen):
+        return [{"goodput_mbps": v, "error_drops": drops, "error_model_packets": seen, "rtos": 0} for v in values]
+
+    same = summarize(runs([100.0, 102.0] * 50, 1, 1000), runs([101.0, 101.0] * 50, 1, 1000))
+    assert same["verdict"] == "agrees" and abs(same["diff_pct"]) < 1e-9
+    assert abs(same["ns3_ci"] - 1.959964 * np.std([100.0, 102.0] * 50, ddof=1) / 10) < 1e-9
+    assert abs(same["ns3_loss"] - 1e-3) < 1e-12 and abs(same["ns3_loss_ci"] - 1.959964 * (1e-3 * 0.999 / 1e5) ** 0.5) < 1e-12
+    apart = summarize(runs([100.0, 102.0] * 50, 1, 1000), runs([120.0, 122.0] * 50, 1, 1000))
+    assert apart["verdict"] == "differs" and apart["diff_lo_pct"] > 5
+    noisy = summarize(runs([50.0, 150.0] * 15, 1, 1000), runs([55.0, 155.0] * 15, 1, 1000))
+    assert noisy["verdict"] == "unresolved"
+
+
+def test_independent_mode_refuses_too_few_seeds_and_other_references(mmcc_cli, tmp_path):
+    r = mmcc_cli("validate", "ns3", "--independent", "--seeds", "5", "--out", tmp_path)
+    assert r.returncode == 2 and "at least 30 per side" in r.stderr, r.stderr
+    r = mmcc_cli("validate", "linux", "--independent", "--out", tmp_path)
+    assert r.returncode == 2 and "--independent is for validate ns3" in r.stderr, r.stderr
+
+
+@needs_ns3
+def test_independent_losses_run_on_both_sides(tmp_path):
+    """Each side draws its own losses: ns-3's RateErrorModel (its realised rate is reported) and
+    mmcc's streams; 30 seeds of 2 s, NewReno at 1e-2."""
+    from mmcc.experiments.validate_independent import run_independent
+
+    res = run_independent(tmp_path, ccas=["newreno"], losses=[1e-2], seeds=30, duration=2.0, progress=False)
+    r = res["rows"][0]
+    assert r["seeds_ns3"] == r["seeds_mmcc"] == 30 and r["verdict"] in ("agrees", "differs", "unresolved")
+    # both error models realise about the nominal rate (each within its interval of 1e-2 +- 30 %)
+    assert 0.007 < r["ns3_loss"] < 0.013 and 0.007 < r["mmcc_loss"] < 0.013
+    assert (tmp_path / "independent.md").read_text().count("| newreno |") == 1
+    # the losses differ between the sides: not common random numbers
+    a = json.loads(next((tmp_path / "independent").glob("*-s1-2s-ns3.json")).read_text())
+    b = json.loads(next((tmp_path / "independent").glob("*-s1-2s-mmcc.json")).read_text())
+    assert a["error_drops"] != b["error_drops"] or a["goodput_mbps"] != b["goodput_mbps"]

@@ -59,6 +59,19 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+def rewrite_marked_block(path: Path, marker: str, body: str) -> None:
+    """Replace the text between `<!-- marker -->` and `<!-- /marker -->` in a document (generated
+    blocks of docs/validation.md); exactly one such block must be there."""
+    import re
+
+    text = Path(path).read_text()
+    block = f"<!-- {marker} -->\n{body}<!-- /{marker} -->"
+    new, n = re.subn(rf"<!-- {marker} -->\n.*?<!-- /{marker} -->", lambda _: block, text, flags=re.S)
+    if n != 1:
+        raise ValueError(f"{path}: expected one {marker} block, found {n}")
+    atomic_write_bytes(Path(path), new.encode())
+
+
 #: Lists longer than this (a replayed trace has one entry per millisecond) are recorded in the
 #: outputs' metadata by length and digest, not element by element.
 LONG_LIST = 1000

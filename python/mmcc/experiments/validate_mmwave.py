@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..results import atomic_write_bytes, write_csv_rows
+from ..results import atomic_write_bytes, rewrite_marked_block, write_csv_rows
 from .sweep import worker_pool
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -354,7 +354,6 @@ DOC_FIGURES = {"newreno-edge-2.5MiB-0-s1-60s": "mmwave-newreno-edge-2.5MiB-60s.p
 def update_docs(doc: Path = ROOT / "docs" / "validation.md", store: Path = STORE) -> None:
     """Rewrite docs/validation.md's agreement block from the stored runs (tests check it) and
     its overlay figures (DOC_FIGURES)."""
-    import re
     import shutil
     import tempfile
 
@@ -366,12 +365,7 @@ def update_docs(doc: Path = ROOT / "docs" / "validation.md", store: Path = STORE
             if c.key in DOC_FIGURES:
                 _overlay(Path(tmp), c, ref, ours)
                 shutil.copy(Path(tmp) / "figures" / f"{c.key}.png", doc.parent / "img" / DOC_FIGURES[c.key])
-    text = doc.read_text()
-    block = f"<!-- mmwave-agreement -->\n{agreement_markdown(rows)}<!-- /mmwave-agreement -->"
-    new, n = re.subn(r"<!-- mmwave-agreement -->\n.*?<!-- /mmwave-agreement -->", lambda _: block, text, flags=re.S)
-    if n != 1:
-        raise ValueError(f"{doc}: expected one mmwave-agreement block, found {n}")
-    atomic_write_bytes(doc, new.encode())
+    rewrite_marked_block(doc, "mmwave-agreement", agreement_markdown(rows))
 
 
 if __name__ == "__main__":

@@ -186,12 +186,17 @@ def _run_mmcc(case: Case, out: Path) -> dict:
     t_s, cwnd = _series_flow0(r.tables["series"].to_pydict())
     dur = case.duration_s
     per_flow = [b * 8 / dur / 1e6 for b in f["delivered_bytes"]]
+    # the bottleneck's error model sees what its queue let through (data; the ACKs go the other way)
+    drops = sum(f["drops_error_model"])
+    seen = sum(f["segments_sent"]) - sum(f["drops_queue_full"])
     return {"goodput_mbps": sum(per_flow), "flow_mbps": per_flow, "wall_s": wall,
             "retx_bytes": None, "fast_retransmits": sum(f["fast_retransmits"]), "rtos": sum(f["rtos"]),
-            "cwnd_bytes": cwnd, "t_s": t_s}
+            "cwnd_bytes": cwnd, "t_s": t_s, "error_drops": drops, "error_model_packets": seen}
 
 
-def _run_ns3(case: Case, runner: str, tmp: Path) -> dict:
+def _run_ns3(case: Case, runner: str, tmp: Path, errors: str = "mmcc") -> dict:
+    """One ns-3 run; `errors`: the runner's loss draws, mmcc's stream (paired with mmcc's run of
+    the seed) or ns-3's own RateErrorModel and generator ("ns3", independent)."""
     from ..scenario import Scenario
     from .. import ns3
 
@@ -200,8 +205,8 @@ def _run_ns3(case: Case, runner: str, tmp: Path) -> dict:
     cfg = ns3.export(Scenario.from_dict(scenario(case, tmp.parent), source=case.key).config)
     (d / "case.json").write_text(json.dumps(cfg))
     t0 = time.perf_counter()
-    p = subprocess.run([runner, f"--config={d / 'case.json'}", f"--out={d}", f"--seed={case.seed}"],
-                       capture_output=True, text=True)
+    p = subprocess.run([runner, f"--config={d / 'case.json'}", f"--out={d}", f"--seed={case.seed}",
+                        f"--errors={errors}"], capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if p.returncode != 0:
         raise RuntimeError(f"ns-3 runner failed for {case.key}: {p.stderr.strip()[-500:]}")
@@ -214,7 +219,10 @@ def _run_ns3(case: Case, runner: str, tmp: Path) -> dict:
             "retx_bytes": sum(int(x["retx_bytes"]) for x in flows),
             "fast_retransmits": sum(int(x["fast_retransmits"]) for x in flows),
             "rtos": sum(int(x["rtos"]) for x in flows), "cwnd_bytes": [float(x["cwnd_bytes"]) for x in series],
-            "t_s": [float(x["t_s"]) for x in series]}
+            "t_s": [float(x["t_s"]) for x in series],
+            # PhyRxDrop / PhyRxEnd of the receiving device: dropped and received packets
+            "error_drops": int(flows[0].get("error_drops") or 0),
+            "error_model_packets": int(flows[0].get("error_drops") or 0) + int(flows[0].get("error_model_packets") or 0)}
 
 
 def _result_path(out: Path, case: Case, side: str) -> Path:

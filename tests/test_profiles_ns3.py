@@ -187,9 +187,9 @@ def test_ns3_profile_reproduces_ns3s_own_cwnd_trace(name, tmp_path):
 
 @pytest.mark.parametrize("name", sorted(pinned.LINUX_CASES))
 def test_linux_profile_keeps_its_golden_trajectory(name, tmp_path):
-    """The `linux` profile's own cwnd and ssthresh, change for change, on six cases (wired with
-    and without loss, 100 Mb/s and 1 Gb/s, BBR, RTTV, and the thesis' radio path): a change of
-    the profile's behaviour shows here and in `cargo test`, and is accepted by re-recording them
+    """The `linux` profile's own cwnd and ssthresh, change for change, on the golden cases
+    (`pinned.LINUX_CASES`: loss, timeouts, F-RTO, the thesis' radio path): a change of the
+    profile's behaviour shows here and in `cargo test`, and is accepted by re-recording them
     (python -m mmcc.experiments.pinned --write-linux, with the reason in the commit)."""
     config = pinned.linux_case_config(name, tmp_path)
     assert json.loads(config) == pinned.stored_config(pinned.LINUX_TRACES, name), (

@@ -137,5 +137,5 @@ fn ns3_profile_reproduces_the_stall_after_a_timeout() {
 /// The `linux` profile against its golden trajectories (cwnd and ssthresh).
 #[test]
 fn linux_profile_keeps_its_golden_trajectories() {
-    check("linux-cwnd", true, 9);
+    check("linux-cwnd", true, 10);
 }

@@ -36,8 +36,9 @@ STALL_TRACE = STALL_CASE.with_suffix(".ns3") / "cwnd.txt.gz"
 LINUX_TRACES = ROOT / "tests" / "data" / "linux-cwnd"
 #: The linux profile's golden cases: name -> duration (s). Wired cases of the validation
 #: topology with and without loss (`CCA-RATE-LOSS-sSEED`), heavy loss with timeouts, the thesis'
-#: radio path with its 2.5 MiB and 0.25 MiB RLC buffers (the small one overflows: timeouts), and a
-#: bottleneck that crawls (a spurious timeout, undone by F-RTO).
+#: radio path with its 2.5 MiB and 0.25 MiB RLC buffers (the small one overflows: timeouts), a
+#: bottleneck that crawls (a spurious timeout, undone by F-RTO) and one that all but stops for 3 s
+#: (BLACKOUT: four timeouts in a row, backed off).
 LINUX_CASES = {
     "reno-100Mbps-0.001-s1": 5.0,
     "cubic-100Mbps-0.001-s2": 5.0,
@@ -48,6 +49,7 @@ LINUX_CASES = {
     "newreno-thesis-edge-0-s1": 6.0,
     "cubic-thesis-edge-0.25MiB-s1": 4.0,
     "cubic-crawl-s1": 6.0,
+    "cubic-blackout-s1": 8.0,
 }
 
 #: The crawling bottleneck: 20 Mb/s, 50 kb/s for 0.8 s from 3 s; a timeout fires while nothing
@@ -61,6 +63,12 @@ CRAWL = {
     "tcp": {"profile": "linux"},
     "flows": [{"from": "server", "to": "client", "cca": "cubic"}],
 }
+
+
+#: The crawling bottleneck at 1 kb/s from 2 s to 5 s: repeated timeouts.
+BLACKOUT = {**CRAWL, "links": [CRAWL["links"][0], {
+    **CRAWL["links"][1], "forward": {**CRAWL["links"][1]["forward"],
+                                     "rate_schedule": [{"t": "2s", "rate": "1kbps"}, {"t": "5s", "rate": "20Mbps"}]}}]}
 
 
 def names(folder: Path) -> list[str]:
@@ -131,8 +139,8 @@ def linux_case_config(name: str, tmp: Path) -> str:
         sc = load("thesis-edge").with_overrides({"record.trace": True, "tcp.profile": "linux"}, cca=cca,
                                                 duration=f"{span}s", params=params or None)
         return sc.to_json()
-    if "-crawl-" in name:
-        raw = json.loads(json.dumps(CRAWL))
+    if "-crawl-" in name or "-blackout-" in name:
+        raw = json.loads(json.dumps(CRAWL if "-crawl-" in name else BLACKOUT))
         raw["flows"][0]["cca"] = name.split("-")[0]
         raw["record"] = {"trace": True}
         raw["duration"] = f"{span}s"

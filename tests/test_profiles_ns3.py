@@ -215,6 +215,9 @@ def test_ns3_times_out_with_nothing_in_flight_while_data_waits(tmp_path):
 
     store = Path(__file__).resolve().parents[1] / "validation" / "ns3-runs"
     ref = json.loads((store / "bbr-square-0-s1-20s-ns3.json").read_text())
+    # the Rust suite checks this run too (pinned_traces.rs), from a configuration kept current here
+    assert json.loads(pinned.ns3_run_config("bbr-square-0-s1-20s", tmp_path)) == pinned.stored_config(
+        pinned.NS3_RUN_CONFIGS, "bbr-square-0-s1-20s"), "python -m mmcc.experiments.pinned --write-configs"
     ours = _run_mmcc(Case(**ref["case"]), tmp_path)
     assert ours["goodput_mbps"] == ref["goodput_mbps"] and ours["rtos"] == ref["rtos"] == 15
     mss = 1400

@@ -134,6 +134,33 @@ fn ns3_profile_reproduces_the_stall_after_a_timeout() {
     compare(&[("stall-after-timeout".into(), dir.join("cwnd.txt.gz"), dir.join("config.json.gz"))], false);
 }
 
+/// Stored ns-3 runs (validation/ns3-runs) checked by their goodput, to the byte, and their
+/// timeouts: BBR on the 1000/50 Mb/s square wave, where ns-3 3.37 times out with nothing in
+/// flight while data waits (`ReTxTimeout` returns only when the transmit buffer is empty).
+#[test]
+fn ns3_profile_reproduces_stored_ns3_runs() {
+    let cfgs = data("ns3-runs");
+    let runs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../validation/ns3-runs");
+    let mut names: Vec<String> = std::fs::read_dir(&cfgs)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok()?.strip_suffix(".config.json.gz").map(String::from))
+        .collect();
+    names.sort();
+    assert!(!names.is_empty(), "{}: no configurations", cfgs.display());
+    for name in names {
+        let reference: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(runs.join(format!("{name}-ns3.json"))).unwrap()).unwrap();
+        let cfg = SimConfig::from_json(&gunzip(&cfgs.join(format!("{name}.config.json.gz")))).unwrap();
+        let secs = cfg.duration.secs_f64();
+        let mut sim = Simulation::new(cfg).unwrap();
+        sim.run();
+        let goodput = sim.receiver(0).delivered as f64 * 8.0 / secs / 1e6;
+        let want = reference["goodput_mbps"].as_f64().unwrap();
+        assert!((goodput - want).abs() < 1e-5, "{name}: {goodput} Mb/s, ns-3 {want}");
+        assert_eq!(sim.recorder(0).counters.rtos as u64, reference["rtos"].as_u64().unwrap(), "{name}: timeouts");
+    }
+}
+
 /// The `linux` profile against its golden trajectories (cwnd and ssthresh).
 #[test]
 fn linux_profile_keeps_its_golden_trajectories() {

@@ -33,6 +33,11 @@ NS3_TRACES = ROOT / "tests" / "data" / "ns3-cwnd"
 #: its case in validation/ns3-cases: its configuration is written beside it (config.json.gz).
 STALL_CASE = ROOT / "validation" / "ns3-cases" / "stall-after-timeout.toml"
 STALL_TRACE = STALL_CASE.with_suffix(".ns3") / "cwnd.txt.gz"
+#: Stored ns-3 runs (validation/ns3-runs/NAME-ns3.json) whose goodput and timeouts the Rust suite
+#: checks too, from configurations in tests/data/ns3-runs/: BBR on the square wave, where ns-3
+#: times out with nothing in flight while data waits (15 timeouts in 20 s).
+NS3_RUNS = ["bbr-square-0-s1-20s"]
+NS3_RUN_CONFIGS = ROOT / "tests" / "data" / "ns3-runs"
 LINUX_TRACES = ROOT / "tests" / "data" / "linux-cwnd"
 #: The linux profile's golden cases: name -> duration (s). Wired cases of the validation
 #: topology with and without loss (`CCA-RATE-LOSS-sSEED`), heavy loss with timeouts, the thesis'
@@ -186,7 +191,21 @@ def write_configs() -> list[Path]:
             written.append(_config_path(LINUX_TRACES, n))
     _write_gz(STALL_TRACE.with_name("config.json.gz"), stall_case_config())
     written.append(STALL_TRACE.with_name("config.json.gz"))
+    with tempfile.TemporaryDirectory() as d:
+        for n in NS3_RUNS:
+            _write_gz(_config_path(NS3_RUN_CONFIGS, n), ns3_run_config(n, Path(d)))
+            written.append(_config_path(NS3_RUN_CONFIGS, n))
     return written
+
+
+def ns3_run_config(name: str, tmp: Path) -> str:
+    """The run configuration of a stored ns-3 run's case (validate ns3's scenario, whole run)."""
+    from ..scenario import Scenario
+    from .validate_ns3 import Case, scenario
+
+    ref = json.loads((ROOT / "validation" / "ns3-runs" / f"{name}-ns3.json").read_text())
+    case = Case(**ref["case"])
+    return Scenario.from_dict(scenario(case, tmp), source=name).to_json()
 
 
 def run_trace(config_json: str) -> list[tuple]:

@@ -48,6 +48,11 @@ def _scenario_args(p) -> None:
                    help='override any scenario key by dotted path, e.g. --set links.1.forward.queue.limit=5MB')
 
 
+#: `--force` of every command that writes an output folder (outdir.prepare).
+FORCE_HELP = ("write into a non-empty folder that is not an mmcc output folder (mmcc replaces only files of the "
+              "names it writes)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="mmcc",
@@ -73,8 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--pcap", metavar="LINK[:forward|reverse]", help="capture one link direction to OUT/capture.pcap")
     r.add_argument("--out", default=None, help="output folder (default: out/<scenario>-<cca>-s<seed>, plus -<hash> of the --param, --set, --duration and --cca-param values when any is given)")
     r.add_argument("--no-plot", action="store_true", help="skip the PNG")
-    r.add_argument("--force", action="store_true",
-                    help="write into a non-empty folder that is not an mmcc output folder (mmcc replaces only files of the names it writes)")
+    r.add_argument("--force", action="store_true", help=FORCE_HELP)
 
     e = sub.add_parser("export-trace", help="write a run's radio capacity as a Mahimahi mm-link trace",
                        description="Convert the per-millisecond downlink capacity a run's radio model offered "
@@ -145,8 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="local process pool (default) or a Ray cluster")
     sw.add_argument("--address", default=None, help="Ray cluster address (default: start a local Ray instance)")
     sw.add_argument("--out", required=True, help="output folder (re-use it to resume; shared by all nodes with Ray)")
-    sw.add_argument("--force", action="store_true",
-                    help="write into a non-empty folder that is not an mmcc output folder (mmcc replaces only files of the names it writes)")
+    sw.add_argument("--force", action="store_true", help=FORCE_HELP)
 
     rp = sub.add_parser("reproduce", help="re-run a publication's experiments: tables, figures, HTML report",
                         description="Run a publication's grid and write tables (CSV, Markdown), figures and "
@@ -159,8 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--backend", choices=["local", "ray"], default="local", help="local process pool or Ray")
     rp.add_argument("--address", default=None, help="Ray cluster address")
     rp.add_argument("--out", default=None, help="output folder (default: out/reproduce-<publication>)")
-    rp.add_argument("--force", action="store_true",
-                    help="write into a non-empty folder that is not an mmcc output folder (mmcc replaces only files of the names it writes)")
+    rp.add_argument("--force", action="store_true", help=FORCE_HELP)
 
     q = sub.add_parser("query", help="SQL over a sweep's results (DuckDB); the table is 'runs'",
                        description="Run SQL over OUT/runs/*/summary.parquet, available as the table 'runs' "
@@ -197,8 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(OUT/forward.pcap, OUT/reverse.pcap)")
     t.add_argument("--out", default=None, help="output folder (default: out/testbed-<scenario>-<cca>-s<seed>)")
     t.add_argument("--no-plot", action="store_true", help="skip the PNG")
-    t.add_argument("--force", action="store_true",
-                    help="write into a non-empty folder that is not an mmcc output folder (mmcc replaces only files of the names it writes)")
+    t.add_argument("--force", action="store_true", help=FORCE_HELP)
     t.add_argument("--cleanup", action="store_true",
                    help="only remove namespaces and registrations left by killed testbed runs")
     t.add_argument("--check", action="store_true",
@@ -282,9 +283,6 @@ def _cmd_run(a) -> int:
     return 0
 
 
-
-
-
 def _seconds(text: str) -> float:
     """A duration for argparse: "20s", "500ms" or bare seconds ("20")."""
     from .units import UnitError, parse_time
@@ -297,11 +295,10 @@ def _seconds(text: str) -> float:
 
 def _prepare_out(out: Path, force: bool) -> list[str]:
     """Check the output folder before anything runs (outdir.prepare); returns the names in it
-    that mmcc did not write (non-empty only with --force)."""
+    that mmcc did not write."""
     from . import outdir
 
-    outdir.prepare(out, force=force)
-    return outdir.foreign_entries(out)
+    return outdir.prepare(out, force=force)
 
 
 def _finish_out(out: Path, written: list, foreign: list[str]) -> None:

@@ -65,9 +65,10 @@ def is_mmcc_folder(out: Path) -> bool:
 
 def foreign_entries(out: Path) -> list[str]:
     """Names in `out` that mmcc did not write there (sorted)."""
-    if not out.is_dir() or (_manifest(out) is None and _is_legacy_run_folder(out)):
+    manifest = _manifest(out) if out.is_dir() else None
+    if not out.is_dir() or (manifest is None and _is_legacy_run_folder(out)):
         return []
-    listed = set(_manifest(out) or [])
+    listed = set(manifest or [])
     names = []
     for e in out.iterdir():
         if e.name in listed or e.name in _OWN_ENTRIES or (e.name.startswith(".") and e.name.endswith(".tmp")):
@@ -76,10 +77,11 @@ def foreign_entries(out: Path) -> list[str]:
     return sorted(names)
 
 
-def prepare(out: Path, force: bool = False) -> None:
+def prepare(out: Path, force: bool = False) -> list[str]:
     """Check that `out` can take a run's outputs before anything runs (results must not be lost
     at the end): a folder (created if missing), writable, and either empty, an mmcc output folder
-    or accepted with `force`. One clear error otherwise."""
+    or accepted with `force`. One clear error otherwise. Returns the names in it that mmcc did not
+    write (`foreign_entries`)."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ScenarioError(f"--out {out}: exists and is not a folder; give a folder (it is created if missing)")
@@ -89,14 +91,15 @@ def prepare(out: Path, force: bool = False) -> None:
         raise ScenarioError(f"--out {out}: cannot create the folder: {e.strerror}") from None
     if not os.access(out, os.W_OK | os.X_OK):
         raise ScenarioError(f"--out {out}: the folder is not writable")
-    foreign = [] if is_mmcc_folder(out) else foreign_entries(out)
-    if foreign and not force:
+    foreign = foreign_entries(out)
+    if foreign and not force and not is_mmcc_folder(out):
         shown = ", ".join(foreign[:_NAMES_SHOWN]) + (f" and {len(foreign) - _NAMES_SHOWN} more"
                                                      if len(foreign) > _NAMES_SHOWN else "")
         raise ScenarioError(f"--out {out}: the folder holds files mmcc did not write ({shown}); give a new or empty "
                             "folder, an earlier mmcc output folder, or --force to write beside them (mmcc then "
                             "replaces only files of the names it writes)")
     refuse_symlink(out / MANIFEST, "the output manifest")
+    return foreign
 
 
 def finish(out: Path, written: list) -> list[str]:

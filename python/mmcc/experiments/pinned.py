@@ -112,21 +112,26 @@ def cwnd_changes(pairs) -> list[tuple]:
     # a value replaced at the same instant may equal the one before it (ns-3's ProbeRTT sets
     # 8,400 then 5,600 on every ACK): drop such repeats too
     out = [p for i, p in enumerate(out) if i == 0 or p[1] != out[i - 1][1]]
-    if len(out) > 1 and out[-1][1] == out[-2][1]:
-        out.pop()
     return [(t, *v) for t, v in out]
+
+
+def _wired_case(name: str, duration_s: float):
+    """`CCA-RATE-LOSS-sSEED` (the loss may read 1e-05) as a case of validate ns3's topology."""
+    from .validate_ns3 import Case
+
+    cca, rate, loss, seed = re.fullmatch(r"(\w+)-(\w+)-([0-9.e-]+)-s(\d+)", name).groups()
+    return Case(cca, rate, float(loss), int(seed), duration_s)
 
 
 def ns3_case_config(name: str, tmp: Path) -> str:
     """The run configuration of a pinned ns-3 trace's case (cut at its span, every cwnd change
     recorded), as the core's JSON."""
     from ..scenario import Scenario
-    from .validate_ns3 import Case, scenario
+    from .validate_ns3 import scenario
 
     head, _ = read_trace(NS3_TRACES / f"{name}.txt.gz")
-    cca, rate, loss, seed = re.fullmatch(r"(\w+)-(\w+)-([0-9.e-]+)-s(\d+)", name).groups()  # loss may be 1e-05
-    case = Case(cca, rate, float(loss), int(seed), 5.0 if rate in ("1Gbps", "trace") else 20.0)
-    sc = scenario(case, tmp)  # the trace case writes its capacity trace there
+    rate = name.split("-")[1]
+    sc = scenario(_wired_case(name, 5.0 if rate in ("1Gbps", "trace") else 20.0), tmp)  # the trace case writes its capacity trace there
     sc.setdefault("record", {})["trace"] = True
     sc["duration"] = f"{span_s(head)}s"
     return Scenario.from_dict(sc, source=name).to_json()
@@ -135,7 +140,7 @@ def ns3_case_config(name: str, tmp: Path) -> str:
 def linux_case_config(name: str, tmp: Path) -> str:
     """The run configuration of a linux golden case (every cwnd change recorded)."""
     from ..scenario import Scenario, load
-    from .validate_ns3 import Case, scenario
+    from .validate_ns3 import scenario
 
     span = LINUX_CASES[name]
     if "-thesis-edge-" in name:
@@ -150,8 +155,7 @@ def linux_case_config(name: str, tmp: Path) -> str:
         raw["record"] = {"trace": True}
         raw["duration"] = f"{span}s"
         return Scenario.from_dict(raw, source=name).to_json()
-    cca, rate, loss, seed = re.fullmatch(r"(\w+)-(\w+)-([0-9.e-]+)-s(\d+)", name).groups()
-    raw = scenario(Case(cca, rate, float(loss), int(seed), span), tmp)
+    raw = scenario(_wired_case(name, span), tmp)
     raw["tcp"]["profile"] = "linux"
     raw.setdefault("record", {})["trace"] = True
     return Scenario.from_dict(raw, source=name).to_json()

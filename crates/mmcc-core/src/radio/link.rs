@@ -720,10 +720,7 @@ impl RadioLink {
             for (q, flat) in s.quality.iter_mut().zip([s.sinr_dl, s.sinr_ul]) {
                 *q = Quality {
                     mean_db: flat + 10.0 * mean.log10(),
-                    eff_db: std::array::from_fn(|m| {
-                        let mean_mi = g.iter().map(|x| mi::mi(m, flat + x)).sum::<f64>() / g.len() as f64;
-                        mi::sinr_for_mi(m, mean_mi)
-                    }),
+                    eff_db: std::array::from_fn(|m| mi::effective_sinr_db(m, flat, &g)),
                 };
             }
             s.sinr_dl = s.quality[0].mean_db;

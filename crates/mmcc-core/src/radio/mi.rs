@@ -120,10 +120,10 @@ pub fn sinr_for_mi(m: usize, v: f64) -> f64 {
     GRID_LO_DB + GRID_STEP_DB * ((i - 1) as f64 + f)
 }
 
-/// Effective SINR (dB) of chunks with linear SINRs `chunks` for modulation `m`: the flat SINR
-/// with their mean mutual information.
-pub fn effective_sinr_db(m: usize, chunks: &[f64]) -> f64 {
-    let mean = chunks.iter().map(|&s| mi(m, 10.0 * s.max(1e-30).log10())).sum::<f64>() / chunks.len().max(1) as f64;
+/// Effective SINR (dB) for modulation `m` of chunks whose SINRs are `base_db` plus each of
+/// `gains_db` (the chunks' fading gains, in dB): the flat SINR with their mean mutual information.
+pub fn effective_sinr_db(m: usize, base_db: f64, gains_db: &[f64]) -> f64 {
+    let mean = gains_db.iter().map(|&g| mi(m, base_db + g)).sum::<f64>() / gains_db.len().max(1) as f64;
     sinr_for_mi(m, mean)
 }
 
@@ -155,11 +155,12 @@ mod tests {
         for (m, top) in [(0, 8.0), (1, 14.0), (2, 22.0)] {
             for db in [-5.0, 0.0, 0.5 * top, top] {
                 let lin = 10f64.powf(db / 10.0);
-                assert!((effective_sinr_db(m, &[lin; 72]) - db).abs() < 0.02, "m {m} at {db} dB");
+                assert!((effective_sinr_db(m, db, &[0.0; 72]) - db).abs() < 0.02, "m {m} at {db} dB");
                 // half the chunks 6 dB up, half 6 dB down: below the mean SINR, above the minimum
-                let mixed: Vec<f64> = (0..72).map(|k| lin * if k % 2 == 0 { 4.0 } else { 0.25 }).collect();
-                let mean_db = 10.0 * (mixed.iter().sum::<f64>() / 72.0).log10();
-                let eff = effective_sinr_db(m, &mixed);
+                let factor = |k: usize| if k.is_multiple_of(2) { 4.0 } else { 0.25 };
+                let gains: Vec<f64> = (0..72).map(|k| 10.0 * f64::log10(factor(k))).collect();
+                let mean_db = 10.0 * ((0..72).map(|k| lin * factor(k)).sum::<f64>() / 72.0).log10();
+                let eff = effective_sinr_db(m, db, &gains);
                 assert!(eff < mean_db && eff > db - 6.0, "m {m} at {db} dB: {eff} vs mean {mean_db}");
             }
         }

@@ -10,10 +10,10 @@ use crate::time::{Bandwidth, Dur, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Most time bins a run's series may have (duration / record.bin).
 /// Most flows in one run: each flow holds a sender, a receiver and its per-bin tables, so the
-/// bound keeps a run's memory and set-up time bounded (docs/scenarios.md states it).
+/// bound keeps a run's memory and set-up time bounded (docs/scenario-format.md states it).
 pub const MAX_FLOWS: usize = 100_000;
+/// Most time bins a run's series may have (duration / record.bin).
 pub const MAX_BINS: u64 = 2_000_000;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -110,6 +110,9 @@ def test_param_cli_error_is_one_line(mmcc_cli):
     (lambda r: r["obstacles"].append({"kind": "building", "min": [1, 1, 1], "max": [0, 2, 2]}), "min must not exceed max"),
     (lambda r: r.update(antennas=4), "radios[0].antennas: unknown key"),
     (lambda r: r.update(pathloss="free-space"), "radios[0].pathloss: 'free-space' is not allowed"),
+    (lambda r: r.update(fading="rayleigh"), "radios[0].fading: 'rayleigh' is not allowed; choose one of: none, ns3-mmwave"),
+    (lambda r: r.update(fading_chunks=10**9), "radios[0].fading_chunks: 1000000000 is out of range; allowed: 1..4096"),
+    (lambda r: r.update(fading_period="0s"), "radios[0].fading_period: 0s is out of range; allowed: 1ms..3600s"),
 ])
 def test_radio_schema_errors(edit, needle):
     raw = dict(load("thesis-edge").raw)

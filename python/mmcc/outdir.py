@@ -9,7 +9,7 @@ names, and says which). Files the user adds to an mmcc output folder stay untouc
 
 Symbolic links below the folder are never followed for writing: a planted `OUT/.lock`,
 `OUT/runs` or `OUT/runs/<id>` link is refused (`refuse_symlink`), figures and tables are written
-to unique temporary names in the target folder (`results.atomic_write_bytes`) and renamed over the
+to unique temporary names in the target folder (`files.atomic_write_bytes`) and renamed over the
 name, which replaces a link rather than writing through it.
 """
 
@@ -114,7 +114,7 @@ def finish(out: Path, written: list) -> list[str]:
         if f.is_file() and not f.is_symlink():
             f.unlink()
             removed.append(n)
-    from .results import atomic_write_bytes
+    from .files import atomic_write_bytes
 
     atomic_write_bytes(out / MANIFEST, (json.dumps({"written_by": "mmcc", "files": names}, indent=1) + "\n").encode())
     return removed

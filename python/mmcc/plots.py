@@ -10,7 +10,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from .results import RunResult, atomic_write_bytes  # noqa: E402
+from .files import atomic_write_bytes  # noqa: E402
+from .results import RunResult  # noqa: E402
 
 
 def save_figure(fig, path: str | Path, dpi: int = 110) -> Path:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,9 +14,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import __version__, _core
+from .files import atomic_write_bytes
 from .scenario import Scenario
 
-__all__ = ["RunResult", "run", "atomic_write_bytes", "write_parquet"]
+__all__ = ["RunResult", "run", "write_parquet"]
 
 # Tables written by default; the trace tables only when they have rows (record.trace = true).
 TABLES = ["flows", "series", "cwnd", "events", "rtt_hist", "owd_hist", "drops", "links", "radio", "rtt_trace",
@@ -37,56 +37,9 @@ def _to_arrow(cols: dict) -> pa.Table:
     return pa.table(arrays, names=names)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write a file so that readers see the old content or the whole new one, never a part."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; results are ordinary files
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def rewrite_marked_block(path: Path, marker: str, body: str) -> None:
-    """Replace the text between `<!-- marker -->` and `<!-- /marker -->` in a document (generated
-    blocks of docs/validation.md); exactly one such block must be there."""
-    import re
-
-    text = Path(path).read_text()
-    block = f"<!-- {marker} -->\n{body}<!-- /{marker} -->"
-    new, n = re.subn(rf"<!-- {marker} -->\n.*?<!-- /{marker} -->", lambda _: block, text, flags=re.S)
-    if n != 1:
-        raise ValueError(f"{path}: expected one {marker} block, found {n}")
-    atomic_write_bytes(Path(path), new.encode())
-
-
 #: Lists longer than this (a replayed trace has one entry per millisecond) are recorded in the
 #: outputs' metadata by length and digest, not element by element.
 LONG_LIST = 1000
-
-
-def write_csv_rows(path: Path, rows: list[dict]) -> None:
-    """Rows of dicts (the first row's keys as the header) as a CSV file, atomically."""
-    import csv
-    import io
-
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(rows[0]))
-    w.writeheader()
-    w.writerows(rows)
-    atomic_write_bytes(path, buf.getvalue().encode())
 
 
 def compact_config(v):

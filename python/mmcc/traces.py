@@ -93,7 +93,7 @@ def opportunities_from_capacity(capacity_bytes) -> list[int]:
 
 def write_mahimahi(counts, path: str | Path) -> Path:
     """Write opportunities per millisecond (index i -> timestamp i + 1) as a Mahimahi trace."""
-    from .results import atomic_write_bytes
+    from .files import atomic_write_bytes
 
     lines = []
     for i, n in enumerate(counts):

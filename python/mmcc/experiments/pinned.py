@@ -178,7 +178,7 @@ def stored_config(folder: Path, name: str) -> dict:
 
 
 def _write_gz(path: Path, text: str) -> None:
-    from ..results import atomic_write_bytes
+    from ..files import atomic_write_bytes
 
     atomic_write_bytes(path, gzip.compress(text.encode(), mtime=0))
 

@@ -17,7 +17,8 @@ import pyarrow.parquet as pq  # noqa: E402
 
 from .. import __version__  # noqa: E402
 from ..plots import THROUGHPUT_NOTE, algorithm_color, save_figure, scale_for_peaks, step_to_end  # noqa: E402
-from ..results import STALL_TIMEOUTS, atomic_write_bytes  # noqa: E402
+from ..files import atomic_write_bytes  # noqa: E402
+from ..results import STALL_TIMEOUTS  # noqa: E402
 from .sweep import RunSpec, load_summaries, run_sweep  # noqa: E402
 from .tables import markdown, paired_improvement, pivot, transpose, write_table  # noqa: E402
 

@@ -27,7 +27,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import __version__
-from ..results import STALL_TIMEOUTS, atomic_write_bytes, run as run_scenario, write_parquet
+from ..files import atomic_write_bytes
+from ..results import STALL_TIMEOUTS, run as run_scenario, write_parquet
 from ..outdir import refuse_symlink
 from ..scenario import Scenario, load
 

@@ -8,7 +8,7 @@ import io
 from pathlib import Path
 from typing import NamedTuple
 
-from ..results import atomic_write_bytes
+from ..files import atomic_write_bytes
 
 __all__ = ["Pivot", "pivot", "transpose", "paired_improvement", "throughput_improvement", "latency_improvement", "write_table",
            "markdown"]

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..results import atomic_write_bytes, rewrite_marked_block, write_csv_rows
+from ..files import atomic_write_bytes, rewrite_marked_block, write_csv_rows
 from .sweep import worker_pool
 from .validate_ns3 import Case, _is_current, _run_mmcc, _run_ns3, fingerprint
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..results import atomic_write_bytes, write_csv_rows
+from ..files import atomic_write_bytes, write_csv_rows
 from .validate_ns3 import _is_current, fingerprint, thesis_edge_trace
 
 #: The kernel's own algorithms (their kernel names: testbed.run.kernel_cca).

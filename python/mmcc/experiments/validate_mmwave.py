@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..results import atomic_write_bytes, rewrite_marked_block, write_csv_rows
+from ..files import atomic_write_bytes, rewrite_marked_block, write_csv_rows
 from .sweep import worker_pool
 
 ROOT = Path(__file__).resolve().parents[3]

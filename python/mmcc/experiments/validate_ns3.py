@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..results import atomic_write_bytes, write_csv_rows
+from ..files import atomic_write_bytes, write_csv_rows
 from .sweep import worker_pool
 
 #: ns-3 3.37 ships these classes; each is compared with the mmcc algorithm of the same name.

@@ -1,0 +1,56 @@
+"""Writing files so that nothing already written is lost: whole-or-nothing replacement, generated
+blocks of documents, CSV tables. No dependency on the rest of mmcc (results, traces, plots and the
+experiments all write through it)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write a file so that readers see the old content or the whole new one, never a part."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; results are ordinary files
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def rewrite_marked_block(path: Path, marker: str, body: str) -> None:
+    """Replace the text between `<!-- marker -->` and `<!-- /marker -->` in a document (generated
+    blocks of docs/validation.md); exactly one such block must be there."""
+    import re
+
+    text = Path(path).read_text()
+    block = f"<!-- {marker} -->\n{body}<!-- /{marker} -->"
+    new, n = re.subn(rf"<!-- {marker} -->\n.*?<!-- /{marker} -->", lambda _: block, text, flags=re.S)
+    if n != 1:
+        raise ValueError(f"{path}: expected one {marker} block, found {n}")
+    atomic_write_bytes(Path(path), new.encode())
+
+
+def write_csv_rows(path: Path, rows: list[dict]) -> None:
+    """Rows of dicts (the first row's keys as the header) as a CSV file, atomically."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+    atomic_write_bytes(path, buf.getvalue().encode())

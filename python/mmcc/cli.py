@@ -69,6 +69,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"mmcc {__version__}")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
 
+    _add_run(sub)
+    _add_exports(sub)
+    _add_validate(sub)
+    _add_sweep(sub)
+    _add_reproduce(sub)
+    _add_query(sub)
+    _add_kernel(sub)
+    _add_testbed(sub)
+    sub.add_parser("presets", help="list the scenario presets")
+    sub.add_parser("algorithms", help="list the congestion control algorithms with sources and parameters")
+    return p
+
+
+def _add_run(sub) -> None:
+    """`mmcc run`."""
     r = sub.add_parser("run", help="run one scenario (a preset name or a .toml file)",
                        description="Run one scenario; print a summary, write Parquet tables and an overview PNG.")
     _scenario_args(r)
@@ -80,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-plot", action="store_true", help="skip the PNG")
     r.add_argument("--force", action="store_true", help=FORCE_HELP)
 
+
+def _add_exports(sub) -> None:
+    """`mmcc export-trace` and `mmcc export-ns3`."""
     e = sub.add_parser("export-trace", help="write a run's radio capacity as a Mahimahi mm-link trace",
                        description="Convert the per-millisecond downlink capacity a run's radio model offered "
                                    "(RUN_DIR/radio.parquet) into Mahimahi delivery opportunities (1500 bytes each).")
@@ -94,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     _scenario_args(x)
     x.add_argument("--out", help="JSON file (default: stdout)")
 
+
+def _add_validate(sub) -> None:
+    """`mmcc validate ns3|linux|mmwave`."""
     v = sub.add_parser("validate", help="cross-check the simulator against a reference (ns-3 or the Linux kernel)",
                        description="Run the same cases in mmcc and in the reference and report the agreement "
                                    "(mean and spread over seeds, difference, +-5 % band, cwnd overlays, speed).")
@@ -128,6 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "loss rates in OUT/independent.md (default cases: newreno, cubic, highspeed, vegas, yeah at "
                         "100Mbps, 1e-3, 10 s)")
 
+
+def _add_sweep(sub) -> None:
+    """`mmcc sweep`."""
     sw = sub.add_parser("sweep", help="run a scenario over a grid of algorithms, parameters and seeds",
                         description="Run the cartesian product of algorithms x parameter values x seeds on all local "
                                     "cores. Resumable: finished runs (keyed by a hash of their full specification) "
@@ -151,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", required=True, help="output folder (re-use it to resume; shared by all nodes with Ray)")
     sw.add_argument("--force", action="store_true", help=FORCE_HELP)
 
+
+def _add_reproduce(sub) -> None:
+    """`mmcc reproduce`."""
     rp = sub.add_parser("reproduce", help="re-run a publication's experiments: tables, figures, HTML report",
                         description="Run a publication's grid and write tables (CSV, Markdown), figures and "
                                     "report.html under one folder. Resumable like 'mmcc sweep'.")
@@ -164,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", default=None, help="output folder (default: out/reproduce-<publication>)")
     rp.add_argument("--force", action="store_true", help=FORCE_HELP)
 
+
+def _add_query(sub) -> None:
+    """`mmcc query`."""
     q = sub.add_parser("query", help="SQL over a sweep's results (DuckDB); the table is 'runs'",
                        description="Run SQL over OUT/runs/*/summary.parquet, available as the table 'runs' "
                                    "(one row per run); the SQL sees nothing else unless --external. Example: mmcc query out/sweep \"SELECT cca, avg(throughput_mbps) "
@@ -175,6 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="let the SQL use DuckDB's file system access (other files, COPY TO, ATTACH, extensions); "
                         "by default it sees only the table 'runs'")
 
+
+def _add_kernel(sub) -> None:
+    """`mmcc kernel`."""
     k = sub.add_parser("kernel", help="load, unload or list mmcc's eBPF congestion controls (root)",
                        description="Register mmcc's algorithms as BPF struct_ops congestion controls in this kernel "
                                    "(kernel names mmcc_<name>; select one per socket with TCP_CONGESTION or "
@@ -182,6 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("action", choices=["load", "unload", "list"])
     k.add_argument("names", nargs="*", help="rttv, msscca, mrvhs, mmstcp, dtcp, fbtcp or all (default for unload: all)")
 
+
+def _add_testbed(sub) -> None:
+    """`mmcc testbed`."""
     t = sub.add_parser("testbed", help="run a scenario with real kernel TCP over an emulated link (root)",
                        description="Run SCENARIO's flows as kernel TCP between two network namespaces joined by "
                                    "mmcc's link emulator (rate or schedule or trace, delay, drop-tail buffer, "
@@ -205,10 +241,6 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--check", action="store_true",
                    help="only prove the link emulator: RTT, UDP below capacity, random loss, TCP capacity "
                         "(50 Mb/s, 10 ms, 1 %% loss)")
-
-    sub.add_parser("presets", help="list the scenario presets")
-    sub.add_parser("algorithms", help="list the congestion control algorithms with sources and parameters")
-    return p
 
 
 def _cmd_run(a) -> int:

@@ -136,11 +136,15 @@ def radio_figures(result: RunResult, out_dir: str | Path) -> list[Path]:
     t = np.asarray(r["t_s"])[m]
     los = np.asarray(r["los"])[m]
     sinr = np.asarray(r["sinr_dl_db"])[m]
-    written = []
+    xy = (np.asarray(r["ue_x_m"])[m], np.asarray(r["ue_y_m"])[m])
+    # each figure is drawn, saved and closed before the next
+    makers = [(lambda: _sinr_figure(result, t, los, sinr), "sinr.png"),
+              (lambda: _map_figure(result, t, los, xy), "map.png"),
+              (lambda: _overview_figure(result, t, los, sinr), "radio_overview.png")]
+    return [save_figure(make(), out_dir / name) for make, name in makers]
 
-    def save(fig, name):
-        written.append(save_figure(fig, out_dir / name))
 
+def _sinr_figure(result: RunResult, t, los, sinr):
     fig, ax = plt.subplots(figsize=(10, 3.5), constrained_layout=True)
     _shade_nlos(ax, t, los)
     ax.plot(t, sinr, lw=0.8, color="C0")
@@ -148,28 +152,50 @@ def radio_figures(result: RunResult, out_dir: str | Path) -> list[Path]:
     ax.set_ylabel("downlink SINR (dB)")
     ax.set_title(f"{result.scenario.name}: SINR (NLoS shaded)")
     ax.grid(alpha=0.3)
-    save(fig, "sinr.png")
+    return fig
 
-    # top view: the obstacle area (left) and the whole path (right)
-    cfg = result.scenario.config["radios"][0]["radio"]
+
+def _draw_obstacles(ax, obstacles: list, gnb: list) -> None:
     from matplotlib.patches import Rectangle
 
+    named = set()
+    for o in obstacles:
+        (x0, y0, _), (x1, y1, _) = o["min"], o["max"]
+        small = (x1 - x0) * (y1 - y0) < 4.0  # the thesis' 0.5 m "trees" are opaque boxes
+        what = "foliage" if o["kind"] != "building" else ("small obstacle (tree)" if small else "building")
+        color = "tab:green" if o["kind"] != "building" or small else "0.4"
+        ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, color=color, alpha=0.8,
+                               label=None if what in named else what))
+        named.add(what)
+    ax.plot([gnb[0]], [gnb[1]], marker="^", ms=12, color="tab:red", label="gNB", ls="none")
+
+
+def _time_marks(ax, t, x, y, step: float, near: float) -> None:
+    """One label per place (where the UE stood, the times it was there are joined: "5-9s"), so
+    labels do not print over each other."""
+    marks: list[list] = []
+    for tm in np.arange(0, t[-1] + 1e-9, step):
+        i = min(int(np.searchsorted(t, tm)), len(t) - 1)
+        for mk in marks:
+            if abs(x[i] - x[mk[0]]) + abs(y[i] - y[mk[0]]) < near:
+                mk[2] = tm
+                break
+        else:
+            marks.append([i, tm, tm])
+    for i, t0, t1 in marks:
+        text = f"{t0:g}s" if t0 == t1 else f"{t0:g}-{t1:g}s"
+        ax.annotate(text, (x[i], y[i]), fontsize=8, xytext=(4, 4), textcoords="offset points")
+
+
+def _map_figure(result: RunResult, t, los, xy):
+    """Top view: the obstacle area (left) and the whole path (right)."""
+    cfg = result.scenario.config["radios"][0]["radio"]
     gnb = cfg.get("gnb_position", [0.0, 0.0, 15.0])
-    x = np.asarray(r["ue_x_m"])[m]
-    y = np.asarray(r["ue_y_m"])[m]
+    x, y = xy
     obstacles = cfg.get("obstacles", [])
     fig, axes = plt.subplots(1, 2, figsize=(13, 6), constrained_layout=True)
     for k, ax in enumerate(axes):
-        named = set()
-        for o in obstacles:
-            (x0, y0, _), (x1, y1, _) = o["min"], o["max"]
-            small = (x1 - x0) * (y1 - y0) < 4.0  # the thesis' 0.5 m "trees" are opaque boxes
-            what = "foliage" if o["kind"] != "building" else ("small obstacle (tree)" if small else "building")
-            color = "tab:green" if o["kind"] != "building" or small else "0.4"
-            ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, color=color, alpha=0.8,
-                                   label=None if what in named else what))
-            named.add(what)
-        ax.plot([gnb[0]], [gnb[1]], marker="^", ms=12, color="tab:red", label="gNB", ls="none")
+        _draw_obstacles(ax, obstacles, gnb)
         ax.scatter(x[los == 1], y[los == 1], s=2, color="tab:blue", label="UE, LoS")
         ax.scatter(x[los == 0], y[los == 0], s=2, color="tab:orange", label="UE, NLoS")
         if k == 0:
@@ -178,21 +204,7 @@ def radio_figures(result: RunResult, out_dir: str | Path) -> list[Path]:
             pad = 5.0
             ax.set_xlim(min(xs) - pad, max(xs) + pad)
             ax.set_ylim(min(ys) - pad, max(ys) + pad)
-        # time marks: one label per place (where the UE stood, the times it was there are joined:
-        # "5-9s"), so labels do not print over each other
-        marks: list[list] = []
-        near = 1.0 if k == 0 else 30.0
-        for tm in np.arange(0, t[-1] + 1e-9, 5.0 if k == 0 else 10.0):
-            i = min(int(np.searchsorted(t, tm)), len(t) - 1)
-            for mk in marks:
-                if abs(x[i] - x[mk[0]]) + abs(y[i] - y[mk[0]]) < near:
-                    mk[2] = tm
-                    break
-            else:
-                marks.append([i, tm, tm])
-        for i, t0, t1 in marks:
-            text = f"{t0:g}s" if t0 == t1 else f"{t0:g}-{t1:g}s"
-            ax.annotate(text, (x[i], y[i]), fontsize=8, xytext=(4, 4), textcoords="offset points")
+        _time_marks(ax, t, x, y, 5.0 if k == 0 else 10.0, 1.0 if k == 0 else 30.0)
         ax.set_aspect("equal", adjustable="box" if k == 0 else "datalim")
         ax.set_xlabel("x (m)")
         ax.set_ylabel("y (m)")
@@ -200,8 +212,10 @@ def radio_figures(result: RunResult, out_dir: str | Path) -> list[Path]:
     axes[0].set_title(f"{result.scenario.name}: obstacle area")
     axes[1].set_title("whole UE path")
     axes[0].legend(loc="best", fontsize=8)
-    save(fig, "map.png")
+    return fig
 
+
+def _overview_figure(result: RunResult, t, los, sinr):
     se = result.series.to_pydict()
     fig, ax = plt.subplots(3, 1, figsize=(10, 8), sharex=True, constrained_layout=True)
     for f in result.flows.to_pylist():
@@ -220,5 +234,4 @@ def radio_figures(result: RunResult, out_dir: str | Path) -> list[Path]:
     ax[2].xaxis.label.set_fontsize(8)
     ax[0].legend(fontsize=8, loc="upper right")
     ax[0].set_title(f"{result.scenario.name}: throughput, RTT and SINR (NLoS shaded)")
-    save(fig, "radio_overview.png")
-    return written
+    return fig

@@ -7,6 +7,7 @@ import html
 import json
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import matplotlib
 
@@ -184,13 +185,30 @@ def _save(fig, path: Path) -> Path:
     return save_figure(fig, path, dpi=100)
 
 
+class _FigureContext(NamedTuple):
+    rows: list
+    out: Path
+    fig_dir: Path
+    by: dict  # run id by (cca, condition, seed)
+    base: str  # the base condition
+    seed0: int  # the first seed
+
+
 def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
-    figs = []
     by = {}
     for r in rows:
         by.setdefault((r["cca"], r["condition"], r["seed"]), r["run_id"])
-    base = _cond("edge", "2.5MiB", 0.0)
-    seed0 = min(r["seed"] for r in rows)
+    c = _FigureContext(rows, out, fig_dir, by, _cond("edge", "2.5MiB", 0.0), min(r["seed"] for r in rows))
+    figs = []
+    for draw in (_cwnd_figure, _per_figures, _cdf_figure, _instantaneous_figure, _sinr_figure):
+        figs += draw(c)
+    return figs
+
+
+def _cwnd_figure(c: _FigureContext) -> list:
+    """Congestion window over time per algorithm (base condition, first seed)."""
+    rows, out, fig_dir, by, base, seed0 = c
+    figs = []
     # cwnd over time per algorithm (base condition, first seed)
     fig, ax = plt.subplots(len(THESIS_ALGORITHMS), 1, figsize=(10, 2 * len(THESIS_ALGORITHMS)), sharex=True,
                            constrained_layout=True)
@@ -208,6 +226,13 @@ def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
     figs.append((_save(fig, fig_dir / "cwnd.png"),
                  f"Congestion window (segments) of each algorithm over time, {base}, seed {seed0}; grey: NLoS. A "
                  "panel whose slow-start peak is over 20 times its median window has a logarithmic axis."))
+    return figs
+
+
+def _per_figures(c: _FigureContext) -> list:
+    """Throughput and latency against PER, one panel per server and buffer."""
+    rows, out, fig_dir, by, base, seed0 = c
+    figs = []
     # throughput and latency vs PER, per buffer
     for metric, label, name in (("throughput_mbps", "average throughput (Mb/s)", "throughput_vs_per.png"),
                                 ("rtt_mean_ms", "average latency (ms)", "latency_vs_per.png")):
@@ -231,6 +256,13 @@ def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
                      f"{label[0].upper()}{label[1:]} against the per-byte PER on the server link, one panel per "
                      f"server and RLC buffer; points are means over seeds. Each panel spans at least 20 % of its "
                      f"mean value, so differences of a few tenths of a per cent do not fill it."))
+    return figs
+
+
+def _cdf_figure(c: _FigureContext) -> list:
+    """CDFs of the per-100 ms throughput and RTT (base condition)."""
+    rows, out, fig_dir, by, base, seed0 = c
+    figs = []
     # CDFs of per-100 ms throughput and RTT, base condition
     fig, ax = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
     for cca in THESIS_ALGORITHMS:
@@ -255,6 +287,13 @@ def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
     figs.append((_save(fig, fig_dir / "cdf.png"),
                  f"Distributions of the per-100 ms throughput and mean RTT over all seeds, {base}; the RTT axis is "
                  "logarithmic so that normal RTTs and the long tails of the NLoS periods both show."))
+    return figs
+
+
+def _instantaneous_figure(c: _FigureContext) -> list:
+    """Throughput and RTT per 100 ms over time (base condition, first seed)."""
+    rows, out, fig_dir, by, base, seed0 = c
+    figs = []
     # instantaneous throughput and latency (per 100 ms) over time, base condition
     fig, ax = plt.subplots(2, 1, figsize=(10, 6), sharex=True, constrained_layout=True)
     for cca in THESIS_ALGORITHMS:
@@ -275,6 +314,13 @@ def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
     figs.append((_save(fig, fig_dir / "instantaneous.png"),
                  f"Throughput and mean RTT per 100 ms over time, {base}, seed {seed0}; grey: NLoS; RTT on a "
                  f"logarithmic axis. Throughput is the {THROUGHPUT_NOTE}."))
+    return figs
+
+
+def _sinr_figure(c: _FigureContext) -> list:
+    """Downlink SINR over time (the channel is the same for every algorithm of a seed)."""
+    rows, out, fig_dir, by, base, seed0 = c
+    figs = []
     # SINR over time (the channel is the same for every algorithm of a seed)
     rid = by.get((THESIS_ALGORITHMS[0], base, seed0))
     p = out / "runs" / rid / "radio.parquet" if rid else None

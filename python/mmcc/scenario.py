@@ -562,7 +562,24 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
         },
         required=("duration", "nodes", "flows"),
     )
-    nodes = top["nodes"]
+    node = _node_reader(top["nodes"])
+    links = [_link(ctx, lraw, f"links[{i}]", node, top["duration"])
+             for i, lraw in enumerate(_list(ctx, top.get("links", []), "links", lambda c, v, p: v))]
+    radios = [_radio(ctx, r, f"radios[{i}]", node)
+              for i, r in enumerate(_list(ctx, top.get("radios", []), "radios", lambda c, v, p: v))]
+    flows, custom = _flows(ctx, top, node)
+    cfg = {"duration": top["duration"], "nodes": top["nodes"], "links": links, "radios": radios, "flows": flows,
+           "record": top.get("record", {}), **{k: top[k] for k in ("name", "seed") if k in top}}
+    if "pcap" in top:
+        cfg["pcap"] = _pcap(ctx, top["pcap"])
+    try:
+        return json.loads(_core.complete_config(json.dumps(cfg), custom))
+    except ValueError as e:  # a rule of the core: its message names the key and what is allowed
+        ctx.fail("", str(e))
+
+
+def _node_reader(nodes: list) -> Callable:
+    """A field reader turning a node name into its index."""
     index = {n: i for i, n in enumerate(nodes)}
 
     def node(c, v, p):
@@ -572,45 +589,48 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
             c.fail(p, f"unknown node {v!r}; nodes: {', '.join(nodes)}")
         return index[v]
 
-    links = []
-    for i, lraw in enumerate(_list(ctx, top.get("links", []), "links", lambda c, v, p: v)):
-        path = f"links[{i}]"
-        lt = _table(
-            ctx, lraw, path,
-            {"between": lambda c, v, p: _list(c, v, p, node), "rate": RATE, "delay": TIME, "mtu": SIZE32,
-             "framing": SIZE32, "forward": _direction, "reverse": _direction, **DIRECTION_FIELDS},
-            required=("between", "rate", "delay"),
-        )
-        if len(lt["between"]) != 2:
-            ctx.fail(f"{path}.between", f"expected two node names, got {len(lt['between'])}")
-        both = {k: lt[k] for k in DIRECTION_FIELDS if k in lt}
-        link = {"a": lt["between"][0], "b": lt["between"][1], "rate": lt["rate"], "delay": lt["delay"]}
-        if "mtu" in lt:
-            link["mtu"] = lt["mtu"]
-        for key, core in (("forward", "ab"), ("reverse", "ba")):
-            d = {**both, **lt.get(key, {})}
-            if "rate_schedule" in d and "rate_trace" in d:
-                ctx.fail(f"{path}.rate_trace", "a direction has a rate_schedule or a rate_trace, not both")
-            if "rate_trace" in d:
-                d["rate_schedule"] = _trace_steps(d.pop("rate_trace"), top["duration"])
-            if "rate_schedule" in d:
-                d["rate_steps"] = d.pop("rate_schedule")
-            if "framing" in lt:
-                d["framing"] = lt["framing"]
-            link[core] = d
-        links.append(link)
+    return node
 
-    radios = [_radio(ctx, r, f"radios[{i}]", node)
-              for i, r in enumerate(_list(ctx, top.get("radios", []), "radios", lambda c, v, p: v))]
 
+def _link(ctx: "_Ctx", lraw, path: str, node: Callable, duration) -> dict:
+    """One [[links]] entry: its two directions (`forward` a -> b, `reverse` b -> a), each the
+    link-wide keys overridden by the direction's own."""
+    lt = _table(
+        ctx, lraw, path,
+        {"between": lambda c, v, p: _list(c, v, p, node), "rate": RATE, "delay": TIME, "mtu": SIZE32,
+         "framing": SIZE32, "forward": _direction, "reverse": _direction, **DIRECTION_FIELDS},
+        required=("between", "rate", "delay"),
+    )
+    if len(lt["between"]) != 2:
+        ctx.fail(f"{path}.between", f"expected two node names, got {len(lt['between'])}")
+    both = {k: lt[k] for k in DIRECTION_FIELDS if k in lt}
+    link = {"a": lt["between"][0], "b": lt["between"][1], "rate": lt["rate"], "delay": lt["delay"]}
+    if "mtu" in lt:
+        link["mtu"] = lt["mtu"]
+    for key, core in (("forward", "ab"), ("reverse", "ba")):
+        d = {**both, **lt.get(key, {})}
+        if "rate_schedule" in d and "rate_trace" in d:
+            ctx.fail(f"{path}.rate_trace", "a direction has a rate_schedule or a rate_trace, not both")
+        if "rate_trace" in d:
+            d["rate_schedule"] = _trace_steps(d.pop("rate_trace"), duration)
+        if "rate_schedule" in d:
+            d["rate_steps"] = d.pop("rate_schedule")
+        if "framing" in lt:
+            d["framing"] = lt["framing"]
+        link[core] = d
+    return link
+
+
+def _flows(ctx: "_Ctx", top: dict, node: Callable) -> tuple[list, list]:
+    """The [[flows]] (each with the scenario's [tcp] overridden by its own) and the indices of
+    those whose algorithm is a Python object given to the run."""
     base_tcp = top.get("tcp", {})
     if isinstance(top["flows"], list) and len(top["flows"]) > MAX_FLOWS:  # refused before the work per flow
         ctx.fail("flows", f"{len(top['flows'])} flows; allowed: at most {MAX_FLOWS}")
     flows, custom = [], []
     for i, fraw in enumerate(_list(ctx, top["flows"], "flows", lambda c, v, p: v)):
-        path = f"flows[{i}]"
         ft = _table(
-            ctx, fraw, path,
+            ctx, fraw, f"flows[{i}]",
             {"from": node, "to": node, "cca": STR, "cca_params": _cca_params, "start": TIME, "stop": TIME,
              "app": _app, "tcp": lambda c, v, p: _table(c, v, p, TCP_FIELDS), "sinr_feed": _flow_feed,
              "receiver_feed": TIME},
@@ -622,21 +642,17 @@ def normalize(raw: dict, source: str = "<scenario>", warnings: list | None = Non
         if flow.get("cca") == PYTHON_CCA:  # a Python algorithm object is given to the run instead
             custom.append(i)
         flows.append(flow)
+    return flows, custom
 
-    cfg = {"duration": top["duration"], "nodes": nodes, "links": links, "radios": radios, "flows": flows,
-           "record": top.get("record", {}), **{k: top[k] for k in ("name", "seed") if k in top}}
-    if "pcap" in top:
-        pt = _table(ctx, top["pcap"], "pcap", {"link": U64, "direction": ONE_OF("forward", "reverse"), "path": STR},
-                    required=("link",))
-        if "path" in pt and not _PCAP_PATH.fullmatch(pt["path"]):
-            ctx.fail("pcap.path", f"{pt['path']!r}: expected a file name ending in .pcap (letters, digits, '.', '_', "
-                                  "'-'); the capture is written in the run's output folder")
-        cfg["pcap"] = {"link": pt["link"], "direction": "ab" if pt.get("direction", "forward") == "forward" else "ba",
-                       "path": pt.get("path", "capture.pcap")}
-    try:
-        return json.loads(_core.complete_config(json.dumps(cfg), custom))
-    except ValueError as e:  # a rule of the core: its message names the key and what is allowed
-        ctx.fail("", str(e))
+
+def _pcap(ctx: "_Ctx", raw) -> dict:
+    pt = _table(ctx, raw, "pcap", {"link": U64, "direction": ONE_OF("forward", "reverse"), "path": STR},
+                required=("link",))
+    if "path" in pt and not _PCAP_PATH.fullmatch(pt["path"]):
+        ctx.fail("pcap.path", f"{pt['path']!r}: expected a file name ending in .pcap (letters, digits, '.', '_', "
+                              "'-'); the capture is written in the run's output folder")
+    return {"link": pt["link"], "direction": "ab" if pt.get("direction", "forward") == "forward" else "ba",
+            "path": pt.get("path", "capture.pcap")}
 
 
 def link_route(config: dict, src: int, dst: int) -> list[tuple[int, str]] | None:

@@ -25,11 +25,14 @@ namespaces, joined by mmcc's link emulator (crates/mmcc-linkemu) that reproduces
 """
 from __future__ import annotations
 
+import bisect
 import faulthandler
 import json
+import math
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -499,105 +502,135 @@ def _table(schema, rows: list[dict]):
 
 def build_tables(sc, p: Plan, kernel: list[str], sent: list[dict], got: list[dict], stats: dict,
                  counters: dict | None = None) -> dict:
-    import bisect
-    import math
-    import statistics
-
-    schema = _schema(sc)
-    n_bins = max(1, -(-p.duration_ns // p.bin_ns))
-    flows, series, cwnd, events = [], [], [], []
+    """The tables of `mmcc run` from the senders' TCP_INFO samples, the receivers' byte counts per
+    bin and the emulator's counters."""
     fwd_stats = stats.get("forward", [])
+    rows: dict[str, list] = {"flows": [], "series": [], "cwnd": [], "events": []}
     for i, (f, s, g) in enumerate(zip(p.flows, sent, got)):
-        cols = {c: k for k, c in enumerate(s["columns"])}
-        smp = [x for x in s["samples"] if x[0] <= p.duration_ns]
-        times = [x[0] for x in smp]
-
-        def at(t_ns: int, col: int):
-            """Column `col` of the last sample at or before t (0 before the first)."""
-            k = bisect.bisect_right(times, t_ns)
-            return smp[k - 1][col] if k else 0
-        mss = (smp[-1][cols["mss"]] if smp else s["final"]["snd_mss"]) or 1448
-        recv_bins: dict[int, int] = {}
-        for k, b in g["bins"]:
-            t = k * g["bin_ns"]
-            if t < p.duration_ns:
-                recv_bins[t // p.bin_ns] = recv_bins.get(t // p.bin_ns, 0) + b
-        delivered = sum(recv_bins.values())
-        for b in range(n_bins):
-            t_lo, t_hi = b * p.bin_ns, min((b + 1) * p.bin_ns, p.duration_ns)
-            inside = smp[bisect.bisect_left(times, t_lo):bisect.bisect_left(times, t_hi)]
-            last = inside[-1] if inside else None
-            ss = last[cols["ssthresh"]] if last else None
-            series.append({
-                "flow_id": i, "t_s": t_lo / 1e9,
-                "throughput_mbps": recv_bins.get(b, 0) * 8 / ((t_hi - t_lo) / 1e9) / 1e6,
-                "delivered_bytes": recv_bins.get(b, 0),
-                "sent_bytes": at(t_hi, cols["bytes_sent"]) - at(t_lo, cols["bytes_sent"]),
-                "retx_bytes": at(t_hi, cols["bytes_retrans"]) - at(t_lo, cols["bytes_retrans"]),
-                "cwnd_bytes": last[cols["cwnd"]] * mss if last else math.nan,
-                "cwnd_segments": float(last[cols["cwnd"]]) if last else math.nan,
-                "ssthresh_bytes": math.nan if ss is None or ss >= INFINITE_SSTHRESH else float(ss * mss),
-                "inflight_bytes": float(last[cols["inflight"]] * mss) if last else math.nan,
-                "rtt_mean_ms": statistics.fmean(x[cols["rtt_us"]] / 1e3 for x in inside) if inside else math.nan,
-                "owd_mean_ms": math.nan, "rtt_samples": len(inside), "acks": None, "dupacks": None,
-            })
-        for x in smp:
-            ss = x[cols["ssthresh"]]
-            cwnd.append({"flow_id": i, "t_s": x[0] / 1e9, "cwnd_bytes": x[cols["cwnd"]] * mss,
-                         "cwnd_segments": float(x[cols["cwnd"]]),
-                         "ssthresh_bytes": math.nan if ss >= INFINITE_SSTHRESH else float(ss * mss),
-                         "inflight_bytes": x[cols["inflight"]] * mss,
-                         "state": CA_STATES.get(x[cols["ca_state"]], str(x[cols["ca_state"]]))})
+        k = _Samples(s, p.duration_ns)
+        recv_bins = _received_per_bin(g, p)
+        rows["series"] += _series_rows(i, p, k, recv_bins)
+        rows["cwnd"] += _cwnd_rows(i, k)
         start_ns = int(f.get("start") or 0)
         stop_ns = min(p.duration_ns, f["stop"] if f.get("stop") is not None else p.duration_ns)
-        events += [{"flow_id": i, "t_s": start_ns / 1e9, "event": "start", "value": math.nan},
-                   {"flow_id": i, "t_s": stop_ns / 1e9, "event": "stop", "value": math.nan}]
-        prev = None
-        for x in smp:
-            st = CA_STATES.get(x[cols["ca_state"]], "open")
-            if st != prev:
-                events.append({"flow_id": i, "t_s": x[0] / 1e9, "event": f"state:{st}", "value": math.nan})
-                prev = st
-        rtts = sorted(x[cols["rtt_us"]] / 1e3 for x in smp if x[cols["rtt_us"]] > 0)
-        pct = lambda q: rtts[min(len(rtts) - 1, int(q * len(rtts)))] if rtts else math.nan  # noqa: E731
-        first_send = s["first_send_ns"] / 1e9
-        last_delivery = min(g["last_ns"] or 0, p.duration_ns) / 1e9
-        fin = s["final"]
-        flows.append({
-            "flow_id": i, "cca": kernel[i], "tcp_profile": "kernel", "mss_bytes": mss,
-            "start_s": start_ns / 1e9, "stop_s": stop_ns / 1e9, "first_send_s": first_send,
-            "last_delivery_s": last_delivery, "delivered_bytes": float(delivered),
-            "throughput_mbps": delivered * 8 / (last_delivery - first_send) / 1e6 if last_delivery > first_send else 0.0,
-            "rtt_mean_ms": statistics.fmean(rtts) if rtts else math.nan,
-            "rtt_min_ms": fin["min_rtt_us"] / 1e3 if fin["min_rtt_us"] else math.nan,
-            "rtt_max_ms": rtts[-1] if rtts else math.nan, "rtt_p50_ms": pct(0.5), "rtt_p95_ms": pct(0.95),
-            "rtt_p99_ms": pct(0.99), "rtt_samples": float(len(rtts)),
-            "owd_mean_ms": math.nan, "owd_p50_ms": math.nan, "owd_p95_ms": math.nan, "owd_p99_ms": math.nan,
-            "segments_sent": float(fin["data_segs_out"]), "bytes_sent": float(fin["bytes_sent"]),
-            "retransmits": float(fin["total_retrans"]),
-            # the namespace's counters are per run, so per flow only when there is one flow:
-            # recoveries entered (SACK or Reno) and retransmission timeouts
-            **({"fast_retransmits": float(counters.get("TcpExtTCPSackRecovery", 0) + counters.get("TcpExtTCPRenoRecovery", 0)),
-                "rtos": float(counters.get("TcpExtTCPTimeouts", 0))} if counters and len(p.flows) == 1 else {}),
-            "drops_queue_full": float(sum(h.get("drops_queue_full", 0) for h in fwd_stats)) if len(p.flows) == 1 else math.nan,
-            "drops_error_model": float(sum(h.get("drops_error_model", 0) for h in fwd_stats)) if len(p.flows) == 1 else math.nan,
-            "drops_aqm": 0.0, "drops_link_down": 0.0, "drops_mtu": 0.0, "drops_rlc_discard": 0.0,
-            "final_cwnd_bytes": float(fin["cwnd"] * mss),
-            "final_ssthresh_bytes": math.nan if fin["ssthresh"] >= INFINITE_SSTHRESH else float(fin["ssthresh"] * mss),
-            "srtt_ms": fin["rtt_us"] / 1e3,
+        rows["events"] += _event_rows(i, k, start_ns, stop_ns)
+        one = len(p.flows) == 1  # the namespace's and the emulator's counters are per run
+        rows["flows"].append(_flow_row(i, kernel[i], k, s, g, p, sum(recv_bins.values()), (start_ns, stop_ns),
+                                       counters if one else None, fwd_stats if one else None))
+    rows["links"] = [{"link_id": lid, "direction": direction, "tx_packets": h["delivered_packets"],
+                      "tx_wire_bytes": h["delivered_bytes"], "utilization": math.nan}
+                     for (lid, direction), h in zip(p.link_ids, fwd_stats)]
+    rows["drops"] = [{"link_id": lid, "direction": direction, "flow_id": None, "kind": "data", "cause": cause,
+                      "packets": h[key], "wire_bytes": None}
+                     for (lid, direction), h in zip(p.link_ids, fwd_stats)
+                     for cause, key in (("queue_full", "drops_queue_full"), ("error_model", "drops_error_model"))
+                     if h.get(key)]
+    return {name: _table(sch, rows.get(name, [])) for name, sch in _schema(sc).items()}
+
+
+class _Samples:
+    """One sender's TCP_INFO samples within the run: rows, their times, column positions, MSS."""
+
+    def __init__(self, s: dict, duration_ns: int):
+        self.cols = {c: k for k, c in enumerate(s["columns"])}
+        self.rows = [x for x in s["samples"] if x[0] <= duration_ns]
+        self.times = [x[0] for x in self.rows]
+        self.mss = (self.rows[-1][self.cols["mss"]] if self.rows else s["final"]["snd_mss"]) or 1448
+
+    def at(self, t_ns: int, col: str):
+        """Column `col` of the last sample at or before t (0 before the first)."""
+        k = bisect.bisect_right(self.times, t_ns)
+        return self.rows[k - 1][self.cols[col]] if k else 0
+
+    def between(self, t_lo: int, t_hi: int) -> list:
+        return self.rows[bisect.bisect_left(self.times, t_lo):bisect.bisect_left(self.times, t_hi)]
+
+    def ssthresh_bytes(self, ss) -> float:
+        return math.nan if ss is None or ss >= INFINITE_SSTHRESH else float(ss * self.mss)
+
+
+def _received_per_bin(g: dict, p: Plan) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for k, b in g["bins"]:
+        t = k * g["bin_ns"]
+        if t < p.duration_ns:
+            out[t // p.bin_ns] = out.get(t // p.bin_ns, 0) + b
+    return out
+
+
+def _series_rows(i: int, p: Plan, k: _Samples, recv_bins: dict[int, int]) -> list[dict]:
+    c, out = k.cols, []
+    for b in range(max(1, -(-p.duration_ns // p.bin_ns))):
+        t_lo, t_hi = b * p.bin_ns, min((b + 1) * p.bin_ns, p.duration_ns)
+        inside = k.between(t_lo, t_hi)
+        last = inside[-1] if inside else None
+        out.append({
+            "flow_id": i, "t_s": t_lo / 1e9,
+            "throughput_mbps": recv_bins.get(b, 0) * 8 / ((t_hi - t_lo) / 1e9) / 1e6,
+            "delivered_bytes": recv_bins.get(b, 0),
+            "sent_bytes": k.at(t_hi, "bytes_sent") - k.at(t_lo, "bytes_sent"),
+            "retx_bytes": k.at(t_hi, "bytes_retrans") - k.at(t_lo, "bytes_retrans"),
+            "cwnd_bytes": last[c["cwnd"]] * k.mss if last else math.nan,
+            "cwnd_segments": float(last[c["cwnd"]]) if last else math.nan,
+            "ssthresh_bytes": k.ssthresh_bytes(last[c["ssthresh"]] if last else None),
+            "inflight_bytes": float(last[c["inflight"]] * k.mss) if last else math.nan,
+            "rtt_mean_ms": statistics.fmean(x[c["rtt_us"]] / 1e3 for x in inside) if inside else math.nan,
+            "owd_mean_ms": math.nan, "rtt_samples": len(inside), "acks": None, "dupacks": None,
         })
-    links = []
-    for (lid, direction), h in zip(p.link_ids, fwd_stats):
-        links.append({"link_id": lid, "direction": direction, "tx_packets": h["delivered_packets"],
-                      "tx_wire_bytes": h["delivered_bytes"], "utilization": math.nan})
-    drops = []
-    for (lid, direction), h in zip(p.link_ids, fwd_stats):
-        for cause, key in (("queue_full", "drops_queue_full"), ("error_model", "drops_error_model")):
-            if h.get(key):
-                drops.append({"link_id": lid, "direction": direction, "flow_id": None, "kind": "data", "cause": cause,
-                              "packets": h[key], "wire_bytes": None})
-    rows = {"flows": flows, "series": series, "cwnd": cwnd, "events": events, "links": links, "drops": drops}
-    return {name: _table(sch, rows.get(name, [])) for name, sch in schema.items()}
+    return out
+
+
+def _cwnd_rows(i: int, k: _Samples) -> list[dict]:
+    c = k.cols
+    return [{"flow_id": i, "t_s": x[0] / 1e9, "cwnd_bytes": x[c["cwnd"]] * k.mss,
+             "cwnd_segments": float(x[c["cwnd"]]), "ssthresh_bytes": k.ssthresh_bytes(x[c["ssthresh"]]),
+             "inflight_bytes": x[c["inflight"]] * k.mss,
+             "state": CA_STATES.get(x[c["ca_state"]], str(x[c["ca_state"]]))} for x in k.rows]
+
+
+def _event_rows(i: int, k: _Samples, start_ns: int, stop_ns: int) -> list[dict]:
+    out = [{"flow_id": i, "t_s": start_ns / 1e9, "event": "start", "value": math.nan},
+           {"flow_id": i, "t_s": stop_ns / 1e9, "event": "stop", "value": math.nan}]
+    prev = None
+    for x in k.rows:
+        st = CA_STATES.get(x[k.cols["ca_state"]], "open")
+        if st != prev:
+            out.append({"flow_id": i, "t_s": x[0] / 1e9, "event": f"state:{st}", "value": math.nan})
+            prev = st
+    return out
+
+
+def _flow_row(i: int, cca: str, k: _Samples, s: dict, g: dict, p: Plan, delivered: int, span: tuple[int, int],
+              counters: dict | None, fwd_stats: list | None) -> dict:
+    """The flow's summary row; `counters` and `fwd_stats` (the namespace's TCP counters and the
+    emulator's drops, per run) are given only when the run has one flow."""
+    rtts = sorted(x[k.cols["rtt_us"]] / 1e3 for x in k.rows if x[k.cols["rtt_us"]] > 0)
+    pct = lambda q: rtts[min(len(rtts) - 1, int(q * len(rtts)))] if rtts else math.nan  # noqa: E731
+    first_send = s["first_send_ns"] / 1e9
+    last_delivery = min(g["last_ns"] or 0, p.duration_ns) / 1e9
+    fin, mss = s["final"], k.mss
+    return {
+        "flow_id": i, "cca": cca, "tcp_profile": "kernel", "mss_bytes": mss,
+        "start_s": span[0] / 1e9, "stop_s": span[1] / 1e9, "first_send_s": first_send,
+        "last_delivery_s": last_delivery, "delivered_bytes": float(delivered),
+        "throughput_mbps": delivered * 8 / (last_delivery - first_send) / 1e6 if last_delivery > first_send else 0.0,
+        "rtt_mean_ms": statistics.fmean(rtts) if rtts else math.nan,
+        "rtt_min_ms": fin["min_rtt_us"] / 1e3 if fin["min_rtt_us"] else math.nan,
+        "rtt_max_ms": rtts[-1] if rtts else math.nan, "rtt_p50_ms": pct(0.5), "rtt_p95_ms": pct(0.95),
+        "rtt_p99_ms": pct(0.99), "rtt_samples": float(len(rtts)),
+        "owd_mean_ms": math.nan, "owd_p50_ms": math.nan, "owd_p95_ms": math.nan, "owd_p99_ms": math.nan,
+        "segments_sent": float(fin["data_segs_out"]), "bytes_sent": float(fin["bytes_sent"]),
+        "retransmits": float(fin["total_retrans"]),
+        # recoveries entered (SACK or Reno) and retransmission timeouts
+        **({"fast_retransmits": float(counters.get("TcpExtTCPSackRecovery", 0) + counters.get("TcpExtTCPRenoRecovery", 0)),
+            "rtos": float(counters.get("TcpExtTCPTimeouts", 0))} if counters else {}),
+        "drops_queue_full": float(sum(h.get("drops_queue_full", 0) for h in fwd_stats)) if fwd_stats is not None else math.nan,
+        "drops_error_model": float(sum(h.get("drops_error_model", 0) for h in fwd_stats)) if fwd_stats is not None else math.nan,
+        "drops_aqm": 0.0, "drops_link_down": 0.0, "drops_mtu": 0.0, "drops_rlc_discard": 0.0,
+        "final_cwnd_bytes": float(fin["cwnd"] * mss),
+        "final_ssthresh_bytes": k.ssthresh_bytes(fin["ssthresh"]),
+        "srtt_ms": fin["rtt_us"] / 1e3,
+    }
 
 
 def install_signal_handlers() -> None:

@@ -226,9 +226,11 @@ fn thesis_edge_bands() {
         v.iter().sum::<f64>() / v.len() as f64
     };
     // The static NLoS periods on the thesis' channel (ns3-mmwave's obstacle model, docs/radio.md):
-    // deep (the tracker's flat phase is 35.96 dB below the LoS loss) but usable (MCS 12-14 of
-    // ns3-mmwave's table: 0.84-1.09 Gb/s), not the multi-second outages of the generic UMi +
-    // 30 dB blockage channel these bands used to pin (< 20 % of the LoS throughput).
+    // deep (the tracker's flat phase is 35.96 dB below the LoS loss) but usable: faded chunks and
+    // the beams' loss leave MCS 8-10 (ns3-mmwave's runs: a mean of 8.7 behind the tree, 10.2
+    // behind the building), 30-80 % of the LoS throughput (ns3-mmwave, NewReno and CUBIC with
+    // 20 MiB: 478 Mb/s behind the tree), not the multi-second outages of the generic UMi +
+    // 30 dB blockage channel (< 20 % of the LoS throughput).
     for (a, b) in [(5.5, 9.0), (27.0, 34.5)] {
         let nlos_tp = mean_in(a, b, &t, &tp);
         let d = mean_in(2.0, 2.7, &rt, &sinr) - mean_in(a, b, &rt, &sinr);
@@ -237,13 +239,10 @@ fn thesis_edge_bands() {
             "SINR drop {d:.1} dB at {a}-{b} s"
         );
         assert!(
-            nlos_tp > 0.5 * los_mean && nlos_tp < los_mean,
+            nlos_tp > 0.3 * los_mean && nlos_tp < 0.8 * los_mean,
             "static NLoS {a}-{b}: {nlos_tp:.0} Mb/s against {los_mean:.0} in LoS"
         );
     }
-    // behind the tree the link offers 1.48 b/RE x 570 M RE/s = 844 Mb/s, below the application
-    let tree = mean_in(5.5, 9.0, &t, &tp);
-    assert!(tree < 844.0 * 1.01, "{tree:.0} Mb/s behind the tree");
 }
 
 #[test]

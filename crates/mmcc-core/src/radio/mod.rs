@@ -4,6 +4,7 @@
 //! RLC buffer, in-order delivery with head-of-line blocking, outage), or a replayed capacity
 //! trace (Mahimahi `mm-link` format).
 
+pub mod beams;
 pub mod channel;
 pub mod fading;
 pub mod geometry;

@@ -57,7 +57,7 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
             room_bytes: None,
         },
         // the thesis' channel, as in the preset: ns3-mmwave's obstacle model and MCS table, its
-        // CQI expiry and its small-scale fading
+        // CQI expiry, its small-scale fading and beams, its UE noise figure
         pathloss: PathLossModel::BuildingsObstacle,
         shadowing: false,
         link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
@@ -65,6 +65,10 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
         cqi_expiry: Some(Dur::from_millis(10)),
         cqi_report_delay: Dur::from_micros(300),
         fading: FadingModel::Ns3Mmwave,
+        ue_noise_figure_db: 5.0,
+        slot: Dur::from_micros(100),
+        harq_rtt_slots: 10,
+        ul_scheduling_slots: 5,
         ..Default::default()
     };
     let tcp = TcpConfig {

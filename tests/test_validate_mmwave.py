@@ -83,7 +83,7 @@ def test_validate_writes_to_the_folder_given_or_one_per_reference(monkeypatch, t
     from mmcc.experiments import validate_ns3
 
     seen = []
-    done = {"cases": 0, "goodput_within_10pct": 0, "phase_sinr_within_2db": 0, "phase_thr_within_10pct": 0,
+    done = {"cases": 0, "runs": 0, "goodput_within_10pct": 0, "phase_sinr_within_2db": 0, "phase_thr_within_10pct": 0,
             "within_5pct": 0, "within_10pct": 0}
     monkeypatch.setattr(vm, "run_validation", lambda out, **_: seen.append(out) or done)
     monkeypatch.setattr(validate_ns3, "run_validation", lambda out, **_: seen.append(out) or done)
@@ -92,3 +92,26 @@ def test_validate_writes_to_the_folder_given_or_one_per_reference(monkeypatch, t
     assert cli.main(["validate", "mmwave", "--out", "out/validate-ns3"]) == 0
     assert cli.main(["validate", "ns3"]) == 0
     assert seen == ["out/validate-mmwave", "out/validate-ns3", "out/validate-ns3"]
+
+
+# ---- the oracle's own TCP on wired stand-ins (validation/oracle-tcp) ----------------------------
+
+from mmcc.experiments import oracle_tcp  # noqa: E402
+
+
+@pytest.mark.parametrize("case,cca", [(c, a) for c in oracle_tcp.CASES for a in oracle_tcp.CCAS])
+def test_mmcc_gives_ns337s_numbers_on_the_oracle_tcp_cases(case, cca):
+    """The wired stand-ins for the radio path's overflows: mmcc's `ns3` profile still gives the
+    stored ns-3.37 goodput (within 0.5 %) and the same timeouts and recoveries, so the stored
+    ns3-mmwave-TCP column is a difference of TCP versions alone."""
+    ref = next(r for r in oracle_tcp.stored() if (r["case"], r["cca"], r["side"]) == (case, cca, "ns-3.37"))
+    ours = oracle_tcp.run_mmcc(case, cca)
+    assert abs(ours["goodput_mbps"] - ref["goodput_mbps"]) <= 0.005 * ref["goodput_mbps"], (ours, ref)
+    assert (ours["rtos"], ours["fast_retransmits"]) == (ref["rtos"], ref["fast_retransmits"]), (ours, ref)
+
+
+def test_docs_quote_the_oracle_tcp_table():
+    text = DOC.read_text()
+    m = re.search(r"<!-- oracle-tcp -->\n(.*?)<!-- /oracle-tcp -->", text, re.S)
+    assert m and m.group(1) == oracle_tcp.markdown(oracle_tcp.stored()), \
+        "rerun: python -m mmcc.experiments.oracle_tcp --docs"

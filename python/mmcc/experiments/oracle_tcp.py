@@ -1,0 +1,132 @@
+"""The radio-path oracle's own TCP against ns-3.37's, on wired paths without any radio.
+
+ns3-mmwave at the commit the thesis' scripts compile against carries the ns-3-dev of January
+2020, whose TCP is not the ns-3.35 the thesis names nor the ns-3.37 the `ns3` profile reproduces.
+To see how much of a radio-path difference is that TCP, the same wired cases run in three
+stacks: mmcc's `ns3` profile, ns-3.37 (`ns3/examples/mmcc-ns3-runner.cc` built against Debian's
+libns3-dev) and the same runner built against the oracle's tree (its one `CommandLine
+cmd(__FILE__)` spelt `CommandLine cmd;`). The cases stand in for what the thesis' radio path
+does to a flow (CASES): a bulk flow from a server 11 ms away (the edge server's wired path)
+into a drop-tail buffer of the thesis' RLC sizes on a 3 Gb/s last hop (ns3-mmwave's peak rate),
+which in the shadow cases drops to 400 Mb/s at 2 s.
+
+    python -m mmcc.experiments.oracle_tcp --ns3 target/ns3/mmcc-ns3-runner \\
+        --oracle /path/to/runner-built-against-ns3-mmwave      # runs both, rewrites the stored table
+    python -m mmcc.experiments.oracle_tcp --docs                # docs/validation.md's block from it
+
+The ns-3 results are stored in validation/oracle-tcp/results.csv; `make test` checks that mmcc
+still gives ns-3.37's numbers on every case and that docs/validation.md quotes the table.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+STORE = ROOT / "validation" / "oracle-tcp" / "results.csv"
+DOC = ROOT / "docs" / "validation.md"
+CCAS = ["newreno", "cubic", "highspeed"]
+#: case name -> (RLC-sized buffer, last-hop rate schedule, duration)
+CASES = {
+    "shadow-2.5MiB": ("2621440B", [("0s", "3Gbps"), ("2s", "400Mbps")], "5s"),
+    "shadow-0.25MiB": ("262144B", [("0s", "3Gbps"), ("2s", "400Mbps")], "12s"),
+    "los-0.25MiB": ("262144B", [("0s", "3Gbps")], "12s"),
+}
+SIDES = ("ns-3.37", "ns3-mmwave-tcp")
+FIELDS = ["case", "cca", "side", "goodput_mbps", "retx_bytes", "fast_retransmits", "rtos"]
+
+
+def scenario(case: str, cca: str) -> dict:
+    buf, schedule, duration = CASES[case]
+    return {
+        "name": f"oracle-tcp-{case}", "duration": duration, "seed": 1, "nodes": ["server", "router", "client"],
+        "links": [
+            {"between": ["server", "router"], "rate": "100Gbps", "delay": "11ms",
+             "queue": {"type": "droptail", "limit": "100MB"}},
+            {"between": ["router", "client"], "rate": schedule[0][1], "delay": "0.5ms",
+             "queue": {"type": "droptail", "limit": buf},
+             "forward": {"rate_schedule": [{"t": t, "rate": r} for t, r in schedule]}},
+        ],
+        "tcp": {"profile": "ns3", "segment_size": 1400, "min_rto": "1s", "send_buffer": "6553600B",
+                "recv_buffer": "6553600B"},
+        "flows": [{"from": "server", "to": "client", "cca": cca, "app": {"type": "bulk"}}],
+    }
+
+
+def run_mmcc(case: str, cca: str) -> dict:
+    from ..results import run
+    from ..scenario import Scenario
+
+    f = run(Scenario.from_dict(scenario(case, cca), source=f"oracle-tcp {case}")).flows.to_pylist()[0]
+    secs = float(CASES[case][2].removesuffix("s"))
+    # goodput as the runner counts it: bytes delivered over the whole run
+    return {"goodput_mbps": f["delivered_bytes"] * 8 / secs / 1e6, "retx_bytes": int(f["retransmits"]) * 1400,
+            "fast_retransmits": f["fast_retransmits"], "rtos": f["rtos"]}
+
+
+def run_runner(runner: str, case: str, cca: str) -> dict:
+    from .. import ns3
+    from ..scenario import Scenario
+
+    with tempfile.TemporaryDirectory() as d:
+        cfg = Path(d) / "case.json"
+        cfg.write_text(json.dumps(ns3.export(Scenario.from_dict(scenario(case, cca), source=case).config)))
+        p = subprocess.run([runner, f"--config={cfg}", f"--out={d}", "--seed=1"], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"{runner} failed on {case} {cca}: {(p.stderr or p.stdout).strip()[-500:]}")
+        row = next(csv.DictReader(io.StringIO((Path(d) / "flows.csv").read_text())))
+    return {"goodput_mbps": float(row["goodput_mbps"]), "retx_bytes": int(row["retx_bytes"]),
+            "fast_retransmits": int(row["fast_retransmits"]), "rtos": int(row["rtos"])}
+
+
+def measure(ns3_runner: str, oracle_runner: str) -> list[dict]:
+    rows = []
+    for case in CASES:
+        for cca in CCAS:
+            for side, runner in zip(SIDES, (ns3_runner, oracle_runner)):
+                rows.append({"case": case, "cca": cca, "side": side, **run_runner(runner, case, cca)})
+    return rows
+
+
+def stored(path: Path = STORE) -> list[dict]:
+    with open(path) as f:
+        return [{**r, "goodput_mbps": float(r["goodput_mbps"]), "retx_bytes": int(r["retx_bytes"]),
+                 "fast_retransmits": int(r["fast_retransmits"]), "rtos": int(r["rtos"])} for r in csv.DictReader(f)]
+
+
+def markdown(rows: list[dict]) -> str:
+    by = {(r["case"], r["cca"], r["side"]): r for r in rows}
+    lines = ["| case | algorithm | ns-3.37: goodput Mb/s, timeouts | ns3-mmwave's TCP: goodput Mb/s, timeouts | "
+             "difference |", "| --- | --- | --- | --- | --- |"]
+    for case in CASES:
+        for cca in CCAS:
+            a, b = by[(case, cca, SIDES[0])], by[(case, cca, SIDES[1])]
+            d = 100 * (b["goodput_mbps"] - a["goodput_mbps"]) / a["goodput_mbps"]
+            lines.append(f"| {case} | {cca} | {a['goodput_mbps']:.1f}, {a['rtos']} | {b['goodput_mbps']:.1f}, "
+                         f"{b['rtos']} | {d:+.1f} % |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    from ..files import rewrite_marked_block, write_csv_rows
+
+    if argv == ["--docs"]:
+        rewrite_marked_block(DOC, "oracle-tcp", markdown(stored()))
+        return 0
+    if len(argv) == 4 and argv[0] == "--ns3" and argv[2] == "--oracle":
+        rows = measure(argv[1], argv[3])
+        write_csv_rows(STORE, [{k: r[k] for k in FIELDS} for r in rows])
+        rewrite_marked_block(DOC, "oracle-tcp", markdown(rows))
+        return 0
+    sys.stderr.write("usage: python -m mmcc.experiments.oracle_tcp --ns3 RUNNER --oracle RUNNER | --docs\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

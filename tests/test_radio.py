@@ -23,20 +23,22 @@ def test_thesis_presets_run_and_write_radio_outputs(mmcc_cli, tmp_path):
 
 def test_thesis_channel_gives_deep_but_usable_nlos_stops(mmcc_cli, tmp_path):
     """thesis-edge uses ns3-mmwave's obstacle model (docs/radio.md): both static NLoS stops (behind
-    a tree 5.3-9 s, behind the building 26-30 s) sit about 36 dB below the LoS level, which with
-    ns3-mmwave's MCS table is a low but non-zero capacity, never an outage; the drop into NLoS
-    follows the tracker's ~39 ms blockage trace instead of a step."""
+    a tree 5.3-9 s, behind the building 26-30 s) sit on average about 36 dB below the LoS level
+    (each 100 ms channel realisation moves it by a few dB: the beams' share of the array gain),
+    which with ns3-mmwave's MCS table is a low but non-zero capacity, here never an outage; the
+    drop into NLoS follows the tracker's ~39 ms blockage trace instead of a step."""
     out = tmp_path / "te"
     r = mmcc_cli("run", "thesis-edge", "--duration", "31s", "--out", out, "--no-plot")
     assert r.returncode == 0, r.stderr
     d = pq.read_table(out / "radio.parquet").to_pydict()
     t = np.asarray(d["t_s"])
     sinr, los, cap = (np.asarray(d[k]) for k in ("sinr_dl_db", "los", "capacity_dl_bytes"))
-    los_level, los_cap = sinr[t < 0.9].mean(), cap[t < 0.9].mean()
+    los_level, los_cap = 10 * np.log10(np.mean(10 ** (sinr[t < 0.9] / 10))), cap[t < 0.9].mean()
     for a, b in ((6.0, 8.9), (26.5, 29.9)):
         m = (t >= a) & (t <= b)
         assert not los[m].any()
-        assert np.all(los_level - sinr[m] > 30) and np.all(los_level - sinr[m] < 40), (a, sinr[m].min(), sinr[m].max())
+        mean_db = 10 * np.log10(np.mean(10 ** (sinr[m] / 10)))
+        assert 30 < los_level - mean_db < 40, (a, los_level, mean_db)
         assert np.all(sinr[m] > -7.24) and np.all(cap[m] > 0) and np.all(cap[m] < 0.5 * los_cap)
     # the first entry into the tree's shadow (walking, ~2.5 s): near the LoS level for the
     # first ~15 ms, at least 20 dB down after 40 ms

@@ -828,93 +828,14 @@ impl RadioLink {
         self.dirs[d].slot_scheduled = false;
         self.dirs[d].deliver(out, drops);
         let sinr = self.current(d);
-        let est = self.estimate(d);
-        let trace = self.trace_mode;
-        let cfg_status = self.cfg.rlc_status;
-        let max_retx = self.cfg.rlc_max_retx;
-        let harq_rtt = Dur(self.cfg.slot.0 * self.cfg.harq_rtt_slots as u64);
-        let harq_max = self.cfg.harq_max_tx;
         let outage = sinr.mean_db < self.cfg.outage_sinr_db;
-        if trace {
-            let per_update = if d == 0 {
-                self.state.trace_dl_bytes
-            } else {
-                self.state.trace_ul_bytes
-            };
-            let dir = &mut self.dirs[d];
-            dir.credit = dir.credit.min(per_update) + per_update / self.slots_per_update;
-            if per_update > 0 {
-                let segs = dir.fill(dir.credit, now, drops);
-                let sent: u64 = segs.iter().map(|s| s.1 as u64).sum();
-                dir.credit -= sent.min(dir.credit);
-                if !segs.is_empty() {
-                    dir.stats.tbs += 1;
-                    dir.stats.air_bytes += sent;
-                }
-                dir.pending = segs;
-            }
+        if self.trace_mode {
+            self.trace_slot(d, now, drops);
         } else if !outage {
-            let due = self.dirs[d].harq.front().is_some_and(|h| h.due <= now);
-            if due {
-                if d == 0 {
-                    self.cqi.on_block(now); // the UE reports on a retransmitted block too
-                }
-                let mut h = self.dirs[d].harq.pop_front().expect("due");
-                h.tx += 1;
-                let dir = &mut self.dirs[d];
-                dir.stats.harq_retx += 1;
-                dir.stats.air_bytes += h.segs.iter().map(|s| s.1 as u64).sum::<u64>();
-                // chase combining: + 10 log10(n) dB after n transmissions
-                let delta = sinr.for_modulation(h.modulation) + 10.0 * (h.tx as f64).log10() - h.ref_sinr;
-                if dir.rng.bernoulli(Self::bler(delta)) {
-                    dir.stats.tb_failures += 1;
-                    if h.tx < harq_max {
-                        h.due = now + harq_rtt;
-                        dir.harq.push_back(h);
-                    } else {
-                        dir.harq_gave_up(&h.segs, now, cfg_status, max_retx);
-                    }
-                } else {
-                    dir.pending = h.segs;
-                }
+            if self.dirs[d].harq.front().is_some_and(|h| h.due <= now) {
+                self.harq_retransmission(d, now, sinr);
             } else {
-                let (se, ref_sinr, modulation) = match self.cfg.cqi_expiry {
-                    // ns3-mmwave without a valid CQI: CQI 1, the downlink's MCS 0
-                    Some(exp) if d == 0 && !self.cqi.known(now, self.cfg.cqi_report_delay, exp) => {
-                        let (se, thr) = self.at_mcs(0);
-                        (se, thr, Some(mi::modulation_of_mcs(0)))
-                    }
-                    _ => self.choose_q(&est, d),
-                };
-                let cap = self.tbs(se);
-                if cap > 0 {
-                    let dir = &mut self.dirs[d];
-                    let segs = dir.fill(cap, now, drops);
-                    if !segs.is_empty() {
-                        if d == 0 {
-                            self.cqi.on_block(now);
-                        }
-                        let dir = &mut self.dirs[d];
-                        dir.stats.tbs += 1;
-                        dir.stats.air_bytes += segs.iter().map(|s| s.1 as u64).sum::<u64>();
-                        if dir.rng.bernoulli(Self::bler(sinr.for_modulation(modulation) - ref_sinr)) {
-                            dir.stats.tb_failures += 1;
-                            if harq_max > 1 {
-                                dir.harq.push_back(Harq {
-                                    due: now + harq_rtt,
-                                    tx: 1,
-                                    ref_sinr,
-                                    modulation,
-                                    segs,
-                                });
-                            } else {
-                                dir.harq_gave_up(&segs, now, cfg_status, max_retx);
-                            }
-                        } else {
-                            dir.pending = segs;
-                        }
-                    }
-                }
+                self.new_block(d, now, sinr, drops);
             }
         }
         let dir = &mut self.dirs[d];
@@ -923,6 +844,95 @@ impl RadioLink {
             Some(now + self.cfg.slot)
         } else {
             None
+        }
+    }
+
+    /// A replayed trace: the slot carries its share of the millisecond's delivery opportunities.
+    fn trace_slot(&mut self, d: usize, now: Time, drops: &mut Vec<(Packet, DropCause)>) {
+        let per_update = if d == 0 {
+            self.state.trace_dl_bytes
+        } else {
+            self.state.trace_ul_bytes
+        };
+        let dir = &mut self.dirs[d];
+        dir.credit = dir.credit.min(per_update) + per_update / self.slots_per_update;
+        if per_update > 0 {
+            let segs = dir.fill(dir.credit, now, drops);
+            let sent: u64 = segs.iter().map(|s| s.1 as u64).sum();
+            dir.credit -= sent.min(dir.credit);
+            if !segs.is_empty() {
+                dir.stats.tbs += 1;
+                dir.stats.air_bytes += sent;
+            }
+            dir.pending = segs;
+        }
+    }
+
+    /// The oldest failed block whose HARQ round trip is over goes again; chase combining adds
+    /// 10 log10(n) dB after n transmissions.
+    fn harq_retransmission(&mut self, d: usize, now: Time, sinr: Quality) {
+        if d == 0 {
+            self.cqi.on_block(now); // the UE reports on a retransmitted block too
+        }
+        let (harq_rtt, harq_max) = (Dur(self.cfg.slot.0 * self.cfg.harq_rtt_slots as u64), self.cfg.harq_max_tx);
+        let (status, max_retx) = (self.cfg.rlc_status, self.cfg.rlc_max_retx);
+        let dir = &mut self.dirs[d];
+        let mut h = dir.harq.pop_front().expect("due");
+        h.tx += 1;
+        dir.stats.harq_retx += 1;
+        dir.stats.air_bytes += h.segs.iter().map(|s| s.1 as u64).sum::<u64>();
+        let delta = sinr.for_modulation(h.modulation) + 10.0 * (h.tx as f64).log10() - h.ref_sinr;
+        if dir.rng.bernoulli(Self::bler(delta)) {
+            dir.stats.tb_failures += 1;
+            if h.tx < harq_max {
+                h.due = now + harq_rtt;
+                dir.harq.push_back(h);
+            } else {
+                dir.harq_gave_up(&h.segs, now, status, max_retx);
+            }
+        } else {
+            dir.pending = h.segs;
+        }
+    }
+
+    /// A new block at the MCS link adaptation chooses (ns3-mmwave without a valid downlink CQI:
+    /// CQI 1, MCS 0), filled from the RLC buffer; a failed one waits for its HARQ round trip.
+    fn new_block(&mut self, d: usize, now: Time, sinr: Quality, drops: &mut Vec<(Packet, DropCause)>) {
+        let (se, ref_sinr, modulation) = match self.cfg.cqi_expiry {
+            Some(exp) if d == 0 && !self.cqi.known(now, self.cfg.cqi_report_delay, exp) => {
+                let (se, thr) = self.at_mcs(0);
+                (se, thr, Some(mi::modulation_of_mcs(0)))
+            }
+            _ => {
+                let est = self.estimate(d);
+                self.choose_q(&est, d)
+            }
+        };
+        let cap = self.tbs(se);
+        if cap == 0 {
+            return;
+        }
+        let segs = self.dirs[d].fill(cap, now, drops);
+        if segs.is_empty() {
+            return;
+        }
+        if d == 0 {
+            self.cqi.on_block(now);
+        }
+        let (harq_rtt, harq_max) = (Dur(self.cfg.slot.0 * self.cfg.harq_rtt_slots as u64), self.cfg.harq_max_tx);
+        let (status, max_retx) = (self.cfg.rlc_status, self.cfg.rlc_max_retx);
+        let dir = &mut self.dirs[d];
+        dir.stats.tbs += 1;
+        dir.stats.air_bytes += segs.iter().map(|s| s.1 as u64).sum::<u64>();
+        if dir.rng.bernoulli(Self::bler(sinr.for_modulation(modulation) - ref_sinr)) {
+            dir.stats.tb_failures += 1;
+            if harq_max > 1 {
+                dir.harq.push_back(Harq { due: now + harq_rtt, tx: 1, ref_sinr, modulation, segs });
+            } else {
+                dir.harq_gave_up(&segs, now, status, max_retx);
+            }
+        } else {
+            dir.pending = segs;
         }
     }
 

@@ -40,105 +40,111 @@ fn ms(d: Option<Dur>) -> f64 {
     d.map_or(f64::NAN, |d| d.millis_f64())
 }
 
+/// The flows table's numeric columns, in the order `flow_values` gives them.
+const FLOW_COLUMNS: [&str; 43] = [
+    "start_s", "stop_s", "first_send_s", "last_delivery_s", "delivered_bytes", "throughput_mbps",
+    "rtt_mean_ms", "rtt_min_ms", "rtt_max_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms", "rtt_samples",
+    "owd_mean_ms", "owd_p50_ms", "owd_p95_ms", "owd_p99_ms", "segments_sent", "bytes_sent", "retransmits",
+    "fast_retransmits", "rtos", "one_segment_timeouts", "one_segment_stall_s", "acks_received", "dupacks", "dupack_ratio", "data_received",
+    "dup_data_received", "acks_sent", "drops_queue_full", "drops_aqm", "drops_error_model",
+    "drops_link_down", "drops_mtu", "drops_rlc_discard", "ack_drops", "final_cwnd_bytes", "final_ssthresh_bytes",
+    "srtt_ms", "rto_ms", "rwnd_limited_ratio", "sndbuf_limited_ratio",
+];
+
 fn flows_table(sim: &Simulation) -> Table {
     let n = sim.flow_count();
-    let mut cols: Vec<(&str, Vec<f64>)> = [
-        "start_s", "stop_s", "first_send_s", "last_delivery_s", "delivered_bytes", "throughput_mbps",
-        "rtt_mean_ms", "rtt_min_ms", "rtt_max_ms", "rtt_p50_ms", "rtt_p95_ms", "rtt_p99_ms", "rtt_samples",
-        "owd_mean_ms", "owd_p50_ms", "owd_p95_ms", "owd_p99_ms", "segments_sent", "bytes_sent", "retransmits",
-        "fast_retransmits", "rtos", "one_segment_timeouts", "one_segment_stall_s", "acks_received", "dupacks", "dupack_ratio", "data_received",
-        "dup_data_received", "acks_sent", "drops_queue_full", "drops_aqm", "drops_error_model",
-        "drops_link_down", "drops_mtu", "drops_rlc_discard", "ack_drops", "final_cwnd_bytes", "final_ssthresh_bytes",
-        "srtt_ms", "rto_ms", "rwnd_limited_ratio", "sndbuf_limited_ratio",
-    ]
-    .iter()
-    .map(|c| (*c, Vec::with_capacity(n)))
-    .collect();
-    let mut ids = Vec::new();
-    let mut ccas = Vec::new();
-    let mut profiles = Vec::new();
-    let mut mss = Vec::new();
-    // drops per flow in one pass over the drop map: (data packets by cause, ACK packets)
-    let mut flow_drops = vec![([0u64; 6], 0u64); n];
+    let mut cols: Vec<Vec<f64>> = FLOW_COLUMNS.iter().map(|_| Vec::with_capacity(n)).collect();
+    let (mut ids, mut ccas, mut profiles, mut mss) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (i, drops) in drops_per_flow(sim).iter().enumerate() {
+        for (col, v) in cols.iter_mut().zip(flow_values(sim, i, drops)) {
+            col.push(v);
+        }
+        let fc = &sim.cfg.flows[i];
+        ids.push(i as i64);
+        ccas.push(sim.flows[i].cca_name.clone());
+        profiles.push(fc.tcp.profile.name().to_string());
+        mss.push(fc.tcp.mss as i64);
+    }
+    let mut t =
+        Table::new("flows").i64("flow_id", ids).str("cca", ccas).str("tcp_profile", profiles).i64("mss_bytes", mss);
+    for (name, v) in FLOW_COLUMNS.iter().zip(cols) {
+        t = t.f64(name, v);
+    }
+    t
+}
+
+/// Drops per flow in one pass over the drop map: (data packets by cause, ACK packets).
+fn drops_per_flow(sim: &Simulation) -> Vec<([u64; 6], u64)> {
+    let mut out = vec![([0u64; 6], 0u64); sim.flow_count()];
     for (&(_, flow, is_ack, cause), &(pk, _)) in &sim.drops() {
-        let d = &mut flow_drops[flow as usize];
+        let d = &mut out[flow as usize];
         if is_ack == 1 {
             d.1 += pk;
         } else {
             d.0[cause as usize] += pk;
         }
     }
-    for (i, &(drops, ack_drops)) in flow_drops.iter().enumerate() {
-        let f = &sim.flows[i];
-        let fc = &sim.cfg.flows[i];
-        let c = &f.rec.counters;
-        let s = &f.sender;
-        let tput = match (c.first_send, c.last_delivery) {
-            (Some(a), Some(b)) if b > a => c.delivered_bytes as f64 * 8.0 / (b - a).secs_f64() / 1e6,
-            _ => 0.0,
-        };
-        let h = &f.rec.rtt;
-        let o = &f.rec.owd;
-        let (rwnd_limited, sndbuf_limited) = s.stops.ratios();
-        let vals = [
-            fc.start.secs_f64(),
-            fc.stop.map_or(sim.cfg.duration.secs_f64(), |t| t.secs_f64()),
-            c.first_send.map_or(f64::NAN, |t| t.secs_f64()),
-            c.last_delivery.map_or(f64::NAN, |t| t.secs_f64()),
-            c.delivered_bytes as f64,
-            tput,
-            ms(h.mean()),
-            ms(h.min()),
-            ms(h.max()),
-            ms(h.quantile(0.5)),
-            ms(h.quantile(0.95)),
-            ms(h.quantile(0.99)),
-            h.count() as f64,
-            ms(o.mean()),
-            ms(o.quantile(0.5)),
-            ms(o.quantile(0.95)),
-            ms(o.quantile(0.99)),
-            c.segments_sent as f64,
-            c.bytes_sent as f64,
-            c.retransmits as f64,
-            c.fast_retransmits as f64,
-            c.rtos as f64,
-            c.one_segment_timeouts as f64,
-            c.one_segment_span.map_or(0.0, |(a, b)| (b - a).secs_f64()),
-            c.acks_received as f64,
-            c.dupacks as f64,
-            if c.acks_received > 0 { c.dupacks as f64 / c.acks_received as f64 } else { 0.0 },
-            c.data_received as f64,
-            c.dup_data_received as f64,
-            c.acks_sent as f64,
-            drops[DropCause::QueueFull as usize] as f64,
-            drops[DropCause::Aqm as usize] as f64,
-            drops[DropCause::ErrorModel as usize] as f64,
-            drops[DropCause::LinkDown as usize] as f64,
-            drops[DropCause::Mtu as usize] as f64,
-            drops[DropCause::RlcDiscard as usize] as f64,
-            ack_drops as f64,
-            s.cc.cwnd as f64,
-            if s.cc.ssthresh == u64::MAX { f64::NAN } else { s.cc.ssthresh as f64 },
-            ms(s.rtt.srtt()),
-            s.rtt.rto().millis_f64(),
-            rwnd_limited,
-            sndbuf_limited,
-        ];
-        for (col, v) in cols.iter_mut().zip(vals) {
-            col.1.push(v);
-        }
-        ids.push(i as i64);
-        ccas.push(f.cca_name.clone());
-        profiles.push(fc.tcp.profile.name().to_string());
-        mss.push(fc.tcp.mss as i64);
-    }
-    let mut t =
-        Table::new("flows").i64("flow_id", ids).str("cca", ccas).str("tcp_profile", profiles).i64("mss_bytes", mss);
-    for (name, v) in cols {
-        t = t.f64(name, v);
-    }
-    t
+    out
+}
+
+/// One flow's row of FLOW_COLUMNS.
+fn flow_values(sim: &Simulation, i: usize, &(drops, ack_drops): &([u64; 6], u64)) -> [f64; 43] {
+    let f = &sim.flows[i];
+    let fc = &sim.cfg.flows[i];
+    let c = &f.rec.counters;
+    let s = &f.sender;
+    let tput = match (c.first_send, c.last_delivery) {
+        (Some(a), Some(b)) if b > a => c.delivered_bytes as f64 * 8.0 / (b - a).secs_f64() / 1e6,
+        _ => 0.0,
+    };
+    let h = &f.rec.rtt;
+    let o = &f.rec.owd;
+    let (rwnd_limited, sndbuf_limited) = s.stops.ratios();
+    [
+        fc.start.secs_f64(),
+        fc.stop.map_or(sim.cfg.duration.secs_f64(), |t| t.secs_f64()),
+        c.first_send.map_or(f64::NAN, |t| t.secs_f64()),
+        c.last_delivery.map_or(f64::NAN, |t| t.secs_f64()),
+        c.delivered_bytes as f64,
+        tput,
+        ms(h.mean()),
+        ms(h.min()),
+        ms(h.max()),
+        ms(h.quantile(0.5)),
+        ms(h.quantile(0.95)),
+        ms(h.quantile(0.99)),
+        h.count() as f64,
+        ms(o.mean()),
+        ms(o.quantile(0.5)),
+        ms(o.quantile(0.95)),
+        ms(o.quantile(0.99)),
+        c.segments_sent as f64,
+        c.bytes_sent as f64,
+        c.retransmits as f64,
+        c.fast_retransmits as f64,
+        c.rtos as f64,
+        c.one_segment_timeouts as f64,
+        c.one_segment_span.map_or(0.0, |(a, b)| (b - a).secs_f64()),
+        c.acks_received as f64,
+        c.dupacks as f64,
+        if c.acks_received > 0 { c.dupacks as f64 / c.acks_received as f64 } else { 0.0 },
+        c.data_received as f64,
+        c.dup_data_received as f64,
+        c.acks_sent as f64,
+        drops[DropCause::QueueFull as usize] as f64,
+        drops[DropCause::Aqm as usize] as f64,
+        drops[DropCause::ErrorModel as usize] as f64,
+        drops[DropCause::LinkDown as usize] as f64,
+        drops[DropCause::Mtu as usize] as f64,
+        drops[DropCause::RlcDiscard as usize] as f64,
+        ack_drops as f64,
+        s.cc.cwnd as f64,
+        if s.cc.ssthresh == u64::MAX { f64::NAN } else { s.cc.ssthresh as f64 },
+        ms(s.rtt.srtt()),
+        s.rtt.rto().millis_f64(),
+        rwnd_limited,
+        sndbuf_limited,
+]
 }
 
 fn series_table(sim: &Simulation) -> Table {

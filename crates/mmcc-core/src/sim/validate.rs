@@ -383,6 +383,9 @@ fn radio(key: &str, r: &RadioConfig) -> Check {
     within_dur(&k("cqi_report_delay"), r.cqi_report_delay, Dur(0), Dur::from_secs(1))?;
     // fading: a phasor per chunk and path is computed every update (ns3-mmwave: 72 chunks, 100 ms)
     within(&k("fading_chunks"), r.fading_chunks, 1, 4096, "")?;
+    // each realisation builds every path's array response and a beam per side (beams.rs)
+    within(&k("gnb_antennas"), r.gnb_antennas, 1, 4096, "")?;
+    within(&k("ue_antennas"), r.ue_antennas, 1, 4096, "")?;
     within_dur(&k("fading_period"), r.fading_period, Dur::from_millis(1), Dur::from_secs(3600))?;
     for (j, s) in r.sinr_schedule.iter().enumerate() {
         within(&k(&format!("sinr_schedule[{j}].sinr_db")), s.sinr_db, -100.0, 100.0, "")?;
@@ -465,9 +468,9 @@ mod tests {
         assert!(e.starts_with("radios[0].ue_position: "), "{e}");
     }
 
-    /// Fading's sizes are bounded (a billion chunks would allocate before running).
+    /// Fading's sizes are bounded (a billion chunks or antennas would allocate before running).
     #[test]
-    fn fading_chunks_and_period_are_bounded() {
+    fn fading_chunks_period_and_arrays_are_bounded() {
         let radio = |f: &dyn Fn(&mut RadioConfig)| {
             let mut r = crate::radio::RadioLinkConfig { gnb: 0, ue: 1, radio: RadioConfig::default() };
             f(&mut r.radio);
@@ -479,6 +482,11 @@ mod tests {
         );
         assert_eq!(radio(&|r| r.fading_chunks = 0), "radios[0].fading_chunks: 0 is out of range; allowed: 1..4096");
         assert!(radio(&|r| r.fading_period = Dur(0)).starts_with("radios[0].fading_period: 0s is out of range"));
+        assert_eq!(
+            radio(&|r| r.gnb_antennas = 4_000_000_000),
+            "radios[0].gnb_antennas: 4000000000 is out of range; allowed: 1..4096"
+        );
+        assert_eq!(radio(&|r| r.ue_antennas = 0), "radios[0].ue_antennas: 0 is out of range; allowed: 1..4096");
     }
 
     #[test]

@@ -81,6 +81,21 @@ impl SimConfig {
         if self.duration.0 == 0 {
             return Err("duration: must be positive".into());
         }
+        self.check_nodes()?;
+        self.check_links_and_radios()?;
+        self.check_flows(custom)?;
+        let routes = self.routes()?;
+        self.check_pcap()?;
+        Ok(routes)
+    }
+
+    /// Whether `a` and `b` are two different nodes of the scenario.
+    fn two_nodes(&self, a: u16, b: u16) -> bool {
+        let n = self.nodes.len();
+        (a as usize) < n && (b as usize) < n && a != b
+    }
+
+    fn check_nodes(&self) -> Check {
         let n = self.nodes.len();
         if n < 2 {
             return Err("nodes: a scenario needs at least two nodes".into());
@@ -96,12 +111,15 @@ impl SimConfig {
                 w[0]
             ));
         }
-        let node_ok = |a: u16, b: u16| (a as usize) < n && (b as usize) < n && a != b;
+        Ok(())
+    }
+
+    fn check_links_and_radios(&self) -> Check {
         if self.links.is_empty() && self.radios.is_empty() {
             return Err("links: a scenario needs at least one link".into());
         }
         for (i, l) in self.links.iter().enumerate() {
-            if !node_ok(l.a, l.b) {
+            if !self.two_nodes(l.a, l.b) {
                 return Err(format!(
                     "links[{i}].between: must name two different nodes"
                 ));
@@ -118,13 +136,18 @@ impl SimConfig {
             ));
         }
         for (i, r) in self.radios.iter().enumerate() {
-            if !node_ok(r.gnb, r.ue) {
+            if !self.two_nodes(r.gnb, r.ue) {
                 return Err(format!(
                     "radios[{i}].ue: gnb and ue must be two different nodes"
                 ));
             }
             radio(&format!("radios[{i}]"), &r.radio)?;
         }
+        Ok(())
+    }
+
+    /// Every flow's settings, and its algorithm built once (unless the run supplies it).
+    fn check_flows(&self, custom: &dyn Fn(usize) -> bool) -> Check {
         if self.flows.is_empty() {
             return Err("flows: a scenario needs at least one flow".into());
         }
@@ -135,7 +158,7 @@ impl SimConfig {
         let smallest_mtu = self.links.iter().map(|l| l.mtu).min().unwrap_or(65_535);
         for (i, f) in self.flows.iter().enumerate() {
             let key = format!("flows[{i}]");
-            if !node_ok(f.src, f.dst) {
+            if !self.two_nodes(f.src, f.dst) {
                 return Err(format!("{key}.to: a flow needs two different nodes"));
             }
             self.flow(&key, f, smallest_mtu)?;
@@ -146,14 +169,22 @@ impl SimConfig {
                 })?;
             }
         }
+        Ok(())
+    }
+
+    /// The flows' paths over the links and radios (net/routing.rs).
+    fn routes(&self) -> Result<Routes, String> {
         let pairs: Vec<(NodeId, NodeId)> = self.flows.iter().map(|f| (f.src, f.dst)).collect();
-        let routes = Routes::build(n, &self.port_ends(), &pairs).map_err(|(from, to)| {
+        Routes::build(self.nodes.len(), &self.port_ends(), &pairs).map_err(|(from, to)| {
             let i = pairs.iter().position(|&p| p == (from, to) || p == (to, from)).unwrap_or(0);
             format!(
                 "flows[{i}]: no path from node '{}' to node '{}' over the links and radios",
                 self.nodes[from as usize], self.nodes[to as usize]
             )
-        })?;
+        })
+    }
+
+    fn check_pcap(&self) -> Check {
         if let Some(p) = &self.pcap {
             if p.link >= self.links.len() {
                 return Err(format!(
@@ -169,7 +200,7 @@ impl SimConfig {
                 ));
             }
         }
-        Ok(routes)
+        Ok(())
     }
 
     fn flow(&self, key: &str, f: &FlowConfig, smallest_mtu: u32) -> Check {

@@ -85,6 +85,22 @@ def build_runner(build_dir: Path | None = None) -> Path:
     return build_dir / "mmcc-ns3-runner"
 
 
+def run_case(runner: str | Path, config: dict, out: Path, seed: int, label: str, errors: str = "mmcc") -> list[dict]:
+    """Run the reference runner on a run configuration (the core's JSON, exported here to
+    OUT/case.json) with its outputs in OUT; returns the rows of its flows.csv (series.csv stays
+    in OUT). `errors`: the runner's loss draws (docs/validation.md)."""
+    import csv
+    import io
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "case.json").write_text(json.dumps(export(config)))
+    p = subprocess.run([str(runner), f"--config={out / 'case.json'}", f"--out={out}", f"--seed={seed}",
+                        f"--errors={errors}"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"ns-3 runner failed for {label}: {p.stderr.strip()[-500:]}")
+    return list(csv.DictReader(io.StringIO((out / "flows.csv").read_text())))
+
+
 def run_unit_tests(build_dir: Path | None = None) -> subprocess.CompletedProcess:
     """Build, then run the module's ns-3 test suite (mmcc-tcp)."""
     runner = build_runner(build_dir)

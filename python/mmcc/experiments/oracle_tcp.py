@@ -21,9 +21,6 @@ still gives ns-3.37's numbers on every case and that docs/validation.md quotes t
 from __future__ import annotations
 
 import csv
-import io
-import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -75,12 +72,8 @@ def run_runner(runner: str, case: str, cca: str) -> dict:
     from ..scenario import Scenario
 
     with tempfile.TemporaryDirectory() as d:
-        cfg = Path(d) / "case.json"
-        cfg.write_text(json.dumps(ns3.export(Scenario.from_dict(scenario(case, cca), source=case).config)))
-        p = subprocess.run([runner, f"--config={cfg}", f"--out={d}", "--seed=1"], capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RuntimeError(f"{runner} failed on {case} {cca}: {(p.stderr or p.stdout).strip()[-500:]}")
-        row = next(csv.DictReader(io.StringIO((Path(d) / "flows.csv").read_text())))
+        cfg = Scenario.from_dict(scenario(case, cca), source=case).config
+        row = ns3.run_case(runner, cfg, Path(d), 1, f"{case} {cca}")[0]
     return {"goodput_mbps": float(row["goodput_mbps"]), "retx_bytes": int(row["retx_bytes"]),
             "fast_retransmits": int(row["fast_retransmits"]), "rtos": int(row["rtos"])}
 

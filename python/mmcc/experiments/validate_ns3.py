@@ -29,7 +29,6 @@ import hashlib
 import io
 import json
 import os
-import subprocess
 import sys
 import time
 from concurrent.futures import as_completed
@@ -201,16 +200,10 @@ def _run_ns3(case: Case, runner: str, tmp: Path, errors: str = "mmcc") -> dict:
     from .. import ns3
 
     d = tmp / case.key
-    d.mkdir(parents=True, exist_ok=True)
-    cfg = ns3.export(Scenario.from_dict(scenario(case, tmp.parent), source=case.key).config)
-    (d / "case.json").write_text(json.dumps(cfg))
+    cfg = Scenario.from_dict(scenario(case, tmp.parent), source=case.key).config
     t0 = time.perf_counter()
-    p = subprocess.run([runner, f"--config={d / 'case.json'}", f"--out={d}", f"--seed={case.seed}",
-                        f"--errors={errors}"], capture_output=True, text=True)
+    flows = ns3.run_case(runner, cfg, d, case.seed, case.key, errors)
     wall = time.perf_counter() - t0
-    if p.returncode != 0:
-        raise RuntimeError(f"ns-3 runner failed for {case.key}: {p.stderr.strip()[-500:]}")
-    flows = list(csv.DictReader(io.StringIO((d / "flows.csv").read_text())))
     series = [x for x in csv.DictReader(io.StringIO((d / "series.csv").read_text()))
               if x.get("flow_id", "0") == "0"]
     # goodput over the whole run on both sides (a late flow's share of the run, not of its life)

@@ -319,12 +319,12 @@ def aggregate(rows: list[dict]) -> list[dict]:
     return out
 
 
-def summary(rows: list[dict]) -> dict:
-    """The bands over configurations (means over their seeds), and the runs behind them."""
-    groups = aggregate(rows)
+def summary(groups: list[dict], runs: int) -> dict:
+    """The bands over configurations (`aggregate`'s means over their seeds), and the number of
+    runs behind them."""
     ph = [p for g in groups for p in g["phases"]]
     frac = lambda xs: float(np.mean(xs)) if xs else float("nan")  # noqa: E731
-    return {"cases": len(groups), "runs": len(rows), "goodput_within_10pct": frac([g["goodput_ok"] for g in groups]),
+    return {"cases": len(groups), "runs": runs, "goodput_within_10pct": frac([g["goodput_ok"] for g in groups]),
             "phase_sinr_within_2db": frac([p["sinr_ok"] for p in ph if np.isfinite(p["sinr_diff_db"])]),
             "phase_thr_within_10pct": frac([p["thr_ok"] for p in ph if np.isfinite(p["thr_diff_pct"])])}
 
@@ -333,10 +333,12 @@ def _pm(mean: float, se: float) -> str:
     return f"{mean:.1f}" if not np.isfinite(se) else f"{mean:.1f} +- {se:.1f}"
 
 
-def agreement_markdown(rows: list[dict]) -> str:
+def agreement_markdown(rows: list[dict], groups: list[dict] | None = None) -> str:
     """The agreement table docs/validation.md quotes (a test checks it is current): one row per
-    configuration, means over its seeds (+- their standard errors)."""
-    s = summary(rows)
+    configuration, means over its seeds (+- their standard errors); `groups`: `aggregate(rows)`
+    when the caller has it."""
+    groups = aggregate(rows) if groups is None else groups
+    s = summary(groups, len(rows))
     lines = [f"{s['cases']} cases ({s['runs']} runs of both simulators; a case's figures are the means over its "
              f"seeds). Whole-run goodput within +-10 %: {100 * s['goodput_within_10pct']:.0f} % of cases; per-phase "
              f"mean SINR within +-2 dB: {100 * s['phase_sinr_within_2db']:.0f} % of phases; per-phase throughput "
@@ -344,7 +346,7 @@ def agreement_markdown(rows: list[dict]) -> str:
              "| case | seeds | goodput ns3-mmwave / mmcc Mb/s (+- s.e.) | diff % | timeouts per run | fast rtx per run "
              "| per phase, ns3-mmwave / mmcc: mean SINR, mean MCS, throughput (Mb/s) |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
-    for g in aggregate(rows):
+    for g in groups:
         ph = "; ".join(f"{p['phase']}: {p['sinr_ns3_db']:.1f} / {p['sinr_mmcc_db']:.1f} dB, MCS "
                        f"{p['mcs_ns3']:.1f} / {p['mcs_mmcc']:.1f}, {p['thr_ns3_mbps']:.0f} / {p['thr_mmcc_mbps']:.0f}"
                        for p in g["phases"])
@@ -360,13 +362,15 @@ def write_report(out: Path, rows: list[dict]) -> dict:
     flat = [{k: v for k, v in r.items() if k != "phases"} for r in rows]
     write_csv_rows(out / "cases.csv", flat)
     write_csv_rows(out / "phases.csv", [{"case": r["case"], **p} for r in rows for p in r["phases"]])
-    write_csv_rows(out / "groups.csv", [{k: v for k, v in g.items() if k != "phases"} for g in aggregate(rows)])
+    groups = aggregate(rows)
+    write_csv_rows(out / "groups.csv", [{k: v for k, v in g.items() if k != "phases"} for g in groups])
     text = ["# mmcc (thesis presets) vs ns3-mmwave " + REFERENCE_COMMIT[:8], "",
             "Per phase of the UE's trajectory and over the whole run, means over each case's seeds. Bands: "
             "per-phase mean SINR within +-2 dB, per-phase throughput and whole-run goodput within +-10 % of "
-            "ns3-mmwave's. Every run: cases.csv and phases.csv; the cases: groups.csv.", "", agreement_markdown(rows)]
+            "ns3-mmwave's. Every run: cases.csv and phases.csv; the cases: groups.csv.", "",
+            agreement_markdown(rows, groups)]
     atomic_write_bytes(out / "report.md", "\n".join(text).encode())
-    return {**summary(rows), "rows": rows}
+    return {**summary(groups, len(rows)), "rows": rows}
 
 
 def _overlay(out: Path, case: Case, ref: dict, ours: dict) -> None:

@@ -874,24 +874,30 @@ impl RadioLink {
         if d == 0 {
             self.cqi.on_block(now); // the UE reports on a retransmitted block too
         }
-        let (harq_rtt, harq_max) = (Dur(self.cfg.slot.0 * self.cfg.harq_rtt_slots as u64), self.cfg.harq_max_tx);
-        let (status, max_retx) = (self.cfg.rlc_status, self.cfg.rlc_max_retx);
         let dir = &mut self.dirs[d];
         let mut h = dir.harq.pop_front().expect("due");
         h.tx += 1;
         dir.stats.harq_retx += 1;
         dir.stats.air_bytes += h.segs.iter().map(|s| s.1 as u64).sum::<u64>();
         let delta = sinr.for_modulation(h.modulation) + 10.0 * (h.tx as f64).log10() - h.ref_sinr;
-        if dir.rng.bernoulli(Self::bler(delta)) {
-            dir.stats.tb_failures += 1;
-            if h.tx < harq_max {
-                h.due = now + harq_rtt;
-                dir.harq.push_back(h);
-            } else {
-                dir.harq_gave_up(&h.segs, now, status, max_retx);
-            }
-        } else {
+        let failed = dir.rng.bernoulli(Self::bler(delta));
+        self.settle(d, h, failed, now);
+    }
+
+    /// A transmission's outcome: delivered, or (failed) another try after the HARQ round trip,
+    /// or after `harq_max_tx` tries the RLC's retransmission.
+    fn settle(&mut self, d: usize, mut h: Harq, failed: bool, now: Time) {
+        let dir = &mut self.dirs[d];
+        if !failed {
             dir.pending = h.segs;
+            return;
+        }
+        dir.stats.tb_failures += 1;
+        if h.tx < self.cfg.harq_max_tx {
+            h.due = now + Dur(self.cfg.slot.0 * self.cfg.harq_rtt_slots as u64);
+            dir.harq.push_back(h);
+        } else {
+            dir.harq_gave_up(&h.segs, now, self.cfg.rlc_status, self.cfg.rlc_max_retx);
         }
     }
 
@@ -919,21 +925,11 @@ impl RadioLink {
         if d == 0 {
             self.cqi.on_block(now);
         }
-        let (harq_rtt, harq_max) = (Dur(self.cfg.slot.0 * self.cfg.harq_rtt_slots as u64), self.cfg.harq_max_tx);
-        let (status, max_retx) = (self.cfg.rlc_status, self.cfg.rlc_max_retx);
         let dir = &mut self.dirs[d];
         dir.stats.tbs += 1;
         dir.stats.air_bytes += segs.iter().map(|s| s.1 as u64).sum::<u64>();
-        if dir.rng.bernoulli(Self::bler(sinr.for_modulation(modulation) - ref_sinr)) {
-            dir.stats.tb_failures += 1;
-            if harq_max > 1 {
-                dir.harq.push_back(Harq { due: now + harq_rtt, tx: 1, ref_sinr, modulation, segs });
-            } else {
-                dir.harq_gave_up(&segs, now, status, max_retx);
-            }
-        } else {
-            dir.pending = segs;
-        }
+        let failed = dir.rng.bernoulli(Self::bler(sinr.for_modulation(modulation) - ref_sinr));
+        self.settle(d, Harq { due: now, tx: 1, ref_sinr, modulation, segs }, failed, now);
     }
 
     /// Stop a direction's slots (its packets stay where they are).

@@ -72,14 +72,9 @@ impl Array {
 
     /// The response to a plane wave from azimuth `az` and elevation `el` (radians): element
     /// (r, c) at phase `pi (c sin(az) cos(el) + r sin(el))` relative to element (0, 0).
-    pub fn response(&self, az: f64, el: f64, out: &mut Vec<C>) {
+    pub fn response(&self, az: f64, el: f64) -> Vec<C> {
         let (h, v) = (PI * az.sin() * el.cos(), PI * el.sin());
-        out.clear();
-        for r in 0..self.rows {
-            for c in 0..self.cols {
-                out.push(cis(c as f64 * h + r as f64 * v));
-            }
-        }
+        (0..self.rows).flat_map(|r| (0..self.cols).map(move |c| cis(c as f64 * h + r as f64 * v))).collect()
     }
 }
 
@@ -154,10 +149,9 @@ mod tests {
     #[test]
     fn one_path_gets_the_full_array_gain() {
         let arr = Array::new(64);
-        let mut a = Vec::new();
-        arr.response(0.0, 0.0, &mut a);
+        let a = arr.response(0.0, 0.0);
         assert!(a.iter().all(|&c| (c.0 - 1.0).abs() < 1e-12 && c.1.abs() < 1e-12));
-        arr.response(0.7, -0.25, &mut a);
+        let a = arr.response(0.7, -0.25);
         let w = principal_beam(std::slice::from_ref(&a), &[1.0]);
         assert!((norm2(gain(&w, &a)) - 64.0).abs() < 1e-9);
     }
@@ -167,9 +161,8 @@ mod tests {
     #[test]
     fn two_orthogonal_paths_share_the_gain() {
         let arr = Array::new(8); // 2 x 4
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        arr.response(0.0, 0.0, &mut a);
-        arr.response((0.5f64).asin(), 0.0, &mut b); // phase step pi/2 across 4 columns: orthogonal
+        let a = arr.response(0.0, 0.0);
+        let b = arr.response((0.5f64).asin(), 0.0); // phase step pi/2 across 4 columns: orthogonal
         assert!(norm2(inner(&a, &b)) < 1e-20);
         let w = principal_beam(&[a.clone(), b.clone()], &[0.5, 0.5]);
         let g = 0.5 * norm2(gain(&w, &a)) + 0.5 * norm2(gain(&w, &b));
@@ -186,11 +179,7 @@ mod tests {
         let arr = Array::new(16);
         let mut rng = crate::rng::Rng::stream(5, "beams-test");
         let resp: Vec<Vec<C>> = (0..6)
-            .map(|_| {
-                let mut v = Vec::new();
-                arr.response(rng.uniform() * 6.0, rng.uniform() - 0.5, &mut v);
-                v
-            })
+            .map(|_| arr.response(rng.uniform() * 6.0, rng.uniform() - 0.5))
             .collect();
         let power: Vec<f64> = (0..6).map(|_| rng.uniform()).collect();
         let collected = |w: &[C]| resp.iter().zip(&power).map(|(a, p)| p * norm2(gain(w, a))).sum::<f64>();

@@ -61,8 +61,9 @@ const SPREAD_UE_H_DEG: f64 = 15.5;
 const SPREAD_UE_V_DEG: f64 = 6.0;
 
 pub struct Fading {
-    /// e^{-j 2 pi f_k tau_p} per chunk (f_k: the chunk's offset from the band's lower edge; the
-    /// carrier's own phase term is a constant per path, absorbed by the path's random phase).
+    /// e^{-j 2 pi f_k tau_p} per chunk (f_k: the chunk's offset from the band's lower edge). The
+    /// reference's phase also has the band edge's term, a fixed phase per path; it is left out:
+    /// it moves where across the band the paths add up, not how strongly.
     phasor: Vec<[C; PATHS]>,
     coef: [C; PATHS],
     arrays: [Array; 2],
@@ -136,17 +137,16 @@ impl Fading {
             .collect();
         let mut share = [0.0; PATHS];
         let mut resp: [Vec<Vec<C>>; 2] = [Vec::with_capacity(PATHS), Vec::with_capacity(PATHS)];
-        let mut a = Vec::new();
         for (p, sh) in share.iter_mut().enumerate() {
             let cluster = p * k / PATHS; // contiguous, even shares in delay order
             let size = (0..PATHS).filter(|&q| q * k / PATHS == cluster).count();
             *sh = power[cluster] / size as f64;
             let [dep, arr, s_g, s_uh, s_uv] = clusters[cluster];
             // the gNB looks down at -elev, the UE up at +elev
-            self.arrays[0].response(dep + s_g * self.rng.normal(), -elev, &mut a);
-            resp[0].push(a.clone());
-            self.arrays[1].response(arr + s_uh * self.rng.normal(), elev + s_uv * self.rng.normal(), &mut a);
-            resp[1].push(a.clone());
+            let gnb = self.arrays[0].response(dep + s_g * self.rng.normal(), -elev);
+            resp[0].push(gnb);
+            let (az, el) = (arr + s_uh * self.rng.normal(), elev + s_uv * self.rng.normal());
+            resp[1].push(self.arrays[1].response(az, el));
         }
         let w = [beams::principal_beam(&resp[0], &share), beams::principal_beam(&resp[1], &share)];
         let ideal = (self.arrays[0].elements() * self.arrays[1].elements()) as f64;

@@ -95,8 +95,10 @@ kernel-deps:
 
 # The ns3-mmwave runner of `mmcc validate mmwave`, against an ns3-mmwave tree you built
 # (docs/validation.md, "The mmWave path against ns3-mmwave"): make mmwave-runner NS3_MMWAVE=DIR
+# [MMWAVE_RUNNER_DIR=target/mmwave-oracle-tcp-3.35 for the tree with ns-3.35's TCP]
+MMWAVE_RUNNER_DIR ?= target/mmwave-oracle
 mmwave-runner:
-	$(MAKE) --no-print-directory -C ns3/mmwave-oracle NS3_MMWAVE=$(abspath $(NS3_MMWAVE))
+	$(MAKE) --no-print-directory -C ns3/mmwave-oracle NS3_MMWAVE=$(abspath $(NS3_MMWAVE)) BUILD=$(abspath $(MMWAVE_RUNNER_DIR))
 
 bench: setup
 	cargo bench -p mmcc-core --bench dumbbell

@@ -10,22 +10,29 @@ import pytest
 
 from mmcc.experiments import validate_mmwave as vm
 
-CASES = vm.stored_cases()
+#: every stored run: (oracle TCP, case)
+CASES = [(tcp, c) for tcp, ref in vm.REFERENCES.items() for c in vm.stored_cases(ref.store)]
 DOC = Path(__file__).resolve().parents[1] / "docs" / "validation.md"
 
 
 @functools.lru_cache(maxsize=None)
-def _compared(key: str) -> dict:
-    """One stored case against the preset now (once per test session)."""
-    case = vm.Case.from_key(key)
-    return vm.compare(case, vm.read_reference(vm.STORE / key), vm.run_mmcc(case))
+def _ours(key: str) -> dict:
+    """mmcc's side of a case (once per test session; both oracle TCPs compare against it)."""
+    return vm.run_mmcc(vm.Case.from_key(key))
+
+
+def _compared(tcp: str, key: str) -> dict:
+    """One stored case against the preset now."""
+    return vm.compare(vm.Case.from_key(key), vm.read_reference(vm.reference(tcp).store / key), _ours(key))
 
 
 def test_case_keys_round_trip_and_bad_requests_are_clear_errors(mmcc_cli, tmp_path):
     c = vm.Case("cubic", "edge", 0.25, 1e-7, 2, 12.0)
     assert c.key == "cubic-edge-0.25MiB-1e-07-s2-12s" and vm.Case.from_key(c.key) == c
     assert len(vm.matrix()) == 3 * (3 * 2 + 2)  # three algorithms: edge 3 buffers x 2 PER, remote x 2
-    for args, needle in ((["--cca", "bbr"], "'bbr' is not mapped by the ns3-mmwave runner"),
+    assert [c.cca for c in vm.matrix(["bbr"], [2.5], [0.0], ["edge"], tcp="ns-3.35")] == ["bbr"]
+    for args, needle in ((["--cca", "bbr"], "'bbr' is not mapped by the ns3-mmwave runner with --tcp pinned"),
+                         (["--tcp", "ns-3.99"], "--tcp 'ns-3.99'; allowed: pinned, ns-3.35"),
                          (["--server", "moon"], "server 'moon'; allowed: edge, remote"),
                          (["--per", "0.5"], "per 0.5 is out of range"),
                          (["--duration", "600"], "duration 600.0 s is out of range"),
@@ -35,8 +42,9 @@ def test_case_keys_round_trip_and_bad_requests_are_clear_errors(mmcc_cli, tmp_pa
         r = mmcc_cli("validate", "mmwave", *args, "--out", tmp_path / "o")
         assert r.returncode == 2 and needle in r.stderr, (args, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1
-    r = mmcc_cli("validate", "ns3", "--buffer", "2.5")
-    assert r.returncode == 2 and "--buffer is for validate mmwave" in r.stderr
+    for opt in ("--buffer", "--tcp"):
+        r = mmcc_cli("validate", "ns3", opt, "2.5")
+        assert r.returncode == 2 and f"{opt} is for validate mmwave" in r.stderr
 
 
 def test_the_runners_tables_are_read_as_written(tmp_path):
@@ -53,28 +61,33 @@ def test_the_runners_tables_are_read_as_written(tmp_path):
     assert r["rtt_ms"][1] == 22.5 and r["cwnd_bytes"][0] != r["cwnd_bytes"][0]
 
 
-@pytest.mark.parametrize("key", [c.key for c in CASES])
-def test_stored_ns3_mmwave_run_compares(key):
+@pytest.mark.parametrize("tcp,key", [(tcp, c.key) for tcp, c in CASES])
+def test_stored_ns3_mmwave_run_compares(tcp, key):
     """Each stored reference run against the preset now: both sides' whole-run and per-phase
-    figures exist and the stored run is the runner's (its metadata names the pinned commit)."""
+    figures exist and the stored run is the runner's (its metadata names the pinned commit and
+    the oracle's TCP)."""
     case = vm.Case.from_key(key)
     import json
 
-    meta = json.loads((vm.STORE / key / "meta.json").read_text())
+    meta = json.loads((vm.reference(tcp).store / key / "meta.json").read_text())
     assert meta["ns3_mmwave_commit"] == vm.REFERENCE_COMMIT and meta["case"]["cca"] == case.cca
-    row = _compared(key)
+    assert meta.get("tcp", "pinned") == tcp
+    row = _compared(tcp, key)
     assert row["goodput_ns3_mbps"] > 0 and row["phases"]
     assert all(p["sinr_ns3_db"] == p["sinr_ns3_db"] for p in row["phases"])  # every phase has SINR reports
 
 
-@pytest.mark.skipif(not CASES, reason="no stored ns3-mmwave run")
-def test_docs_quote_the_current_agreement():
-    """docs/validation.md's agreement table is what the stored runs and the code give now."""
-    rows = [_compared(c.key) for c in CASES]
-    text = DOC.read_text()
-    m = re.search(r"<!-- mmwave-agreement -->\n(.*?)<!-- /mmwave-agreement -->", text, re.S)
-    assert m, "docs/validation.md has no mmwave-agreement block"
-    assert m.group(1) == vm.agreement_markdown(rows), "rerun: python -m mmcc.experiments.validate_mmwave --docs"
+@pytest.mark.parametrize("tcp", list(vm.DOC_BLOCKS))
+def test_docs_quote_the_current_agreement(tcp):
+    """docs/validation.md's agreement tables (one per oracle TCP) are what the stored runs and the
+    code give now."""
+    rows = [_compared(t, c.key) for t, c in CASES if t == tcp]
+    block = vm.DOC_BLOCKS[tcp]
+    b = re.escape(block)
+    m = re.search(f"<!-- {b} -->\n(.*?)<!-- /{b} -->", DOC.read_text(), re.S)
+    assert m, f"docs/validation.md has no {block} block"
+    assert rows and m.group(1) == vm.agreement_markdown(rows), \
+        "rerun: python -m mmcc.experiments.validate_mmwave --docs"
 
 
 def test_validate_writes_to_the_folder_given_or_one_per_reference(monkeypatch, tmp_path):

@@ -140,6 +140,9 @@ def _add_validate(sub) -> None:
     v.add_argument("--runner", help="mmwave: the built mmcc-mmwave-runner, to run the cases not stored yet "
                                     "(ns3/mmwave-oracle/Makefile)")
     v.add_argument("--ns3-mmwave", dest="ns3_mmwave", help="mmwave: the built ns3-mmwave tree the runner runs in")
+    v.add_argument("--tcp", help="mmwave: the oracle's TCP: pinned (ns3-mmwave's own at the reference commit, runs in "
+                                 "validation/mmwave-runs; default) or ns-3.35 (the same tree with ns-3.35's TCP, runs "
+                                 "in validation/mmwave-runs-tcp-3.35; --runner then built against that tree)")
     v.add_argument("--store", help="ns3: a folder of ns-3 results kept between checkouts (e.g. validation/ns3-runs, "
                                    "the runs behind docs/validation.md): results of this runner build found there "
                                    "are reused, new ones are added to it")
@@ -615,13 +618,15 @@ def _cmd_validate_mmwave(a) -> int:
     from .experiments import validate_mmwave as vm
 
     out = a.out
-    store = a.store or vm.STORE
+    tcp = a.tcp or "pinned"
+    store = a.store or vm.reference(tcp).store
     picked = any(x is not None for x in (a.cca, a.buffer, a.per, a.server, a.duration, a.seeds))
     cases = vm.matrix(_split(a.cca, str, "--cca"), _split(a.buffer, float, "--buffer"), _split(a.per, float, "--per"),
-                      _split(a.server, str, "--server"), a.seeds or 1, a.duration or 12.0) if picked else None
+                      _split(a.server, str, "--server"), a.seeds or 1, a.duration or 12.0, tcp) if picked else None
     if (a.runner is None) != (a.ns3_mmwave is None):
         raise ValueError("validate mmwave: --runner and --ns3-mmwave go together (the runner runs in the tree)")
-    res = vm.run_validation(out, cases=cases, store=store, runner=a.runner, tree=a.ns3_mmwave, workers=a.workers)
+    res = vm.run_validation(out, cases=cases, store=store, runner=a.runner, tree=a.ns3_mmwave, workers=a.workers,
+                            tcp=tcp)
     print(f"{res['cases']} cases ({res['runs']} runs): goodput within +-10 % in {100 * res['goodput_within_10pct']:.0f} %; per-phase "
           f"SINR within +-2 dB in {100 * res['phase_sinr_within_2db']:.0f} % and throughput within +-10 % in "
           f"{100 * res['phase_thr_within_10pct']:.0f} % of phases; report: {out}/report.md")
@@ -632,7 +637,7 @@ def _cmd_validate(a) -> int:
     a.out = a.out or f"out/validate-{a.reference}"
     if a.reference == "mmwave":
         return _cmd_validate_mmwave(a)
-    for opt in ("buffer", "per", "server", "runner", "ns3_mmwave"):
+    for opt in ("buffer", "per", "server", "runner", "ns3_mmwave", "tcp"):
         if getattr(a, opt) is not None:
             raise ValueError(f"validate {a.reference}: --{opt.replace('_', '-')} is for validate mmwave")
     if a.independent and a.reference != "ns3":

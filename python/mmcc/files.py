@@ -38,7 +38,8 @@ def rewrite_marked_block(path: Path, marker: str, body: str) -> None:
 
     text = Path(path).read_text()
     block = f"<!-- {marker} -->\n{body}<!-- /{marker} -->"
-    new, n = re.subn(rf"<!-- {marker} -->\n.*?<!-- /{marker} -->", lambda _: block, text, flags=re.S)
+    m = re.escape(marker)
+    new, n = re.subn(rf"<!-- {m} -->\n.*?<!-- /{m} -->", lambda _: block, text, flags=re.S)
     if n != 1:
         raise ValueError(f"{path}: expected one {marker} block, found {n}")
     atomic_write_bytes(Path(path), new.encode())

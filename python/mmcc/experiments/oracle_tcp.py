@@ -2,16 +2,19 @@
 
 ns3-mmwave at the commit the thesis' scripts compile against carries the ns-3-dev of January
 2020, whose TCP is not the ns-3.35 the thesis names nor the ns-3.37 the `ns3` profile reproduces.
-To see how much of a radio-path difference is that TCP, the same wired cases run in three
+To see how much of a radio-path difference is that TCP, the same wired cases run in four
 stacks: mmcc's `ns3` profile, ns-3.37 (`ns3/examples/mmcc-ns3-runner.cc` built against Debian's
-libns3-dev) and the same runner built against the oracle's tree (its one `CommandLine
-cmd(__FILE__)` spelt `CommandLine cmd;`). The cases stand in for what the thesis' radio path
+libns3-dev), the same runner built against the oracle's tree (its one `CommandLine
+cmd(__FILE__)` spelt `CommandLine cmd;`) and built against the oracle's tree with ns-3.35's TCP
+(the second oracle of `mmcc validate mmwave --tcp ns-3.35`). The cases stand in for what the thesis' radio path
 does to a flow (CASES): a bulk flow from a server 11 ms away (the edge server's wired path)
 into a drop-tail buffer of the thesis' RLC sizes on a 3 Gb/s last hop (ns3-mmwave's peak rate),
 which in the shadow cases drops to 400 Mb/s at 2 s.
 
-    python -m mmcc.experiments.oracle_tcp --ns3 target/ns3/mmcc-ns3-runner \\
-        --oracle /path/to/runner-built-against-ns3-mmwave      # runs both, rewrites the stored table
+    python -m mmcc.experiments.oracle_tcp --side ns-3.37 target/ns3/mmcc-ns3-runner \\
+        --side ns3-mmwave-tcp /path/to/runner-built-against-ns3-mmwave \\
+        --side ns3-mmwave-tcp-3.35 /path/to/runner-built-against-that-tree-with-ns-3.35-tcp
+        # runs those sides, replaces their rows in the stored table, rewrites the docs block
     python -m mmcc.experiments.oracle_tcp --docs                # docs/validation.md's block from it
 
 The ns-3 results are stored in validation/oracle-tcp/results.csv; `make test` checks that mmcc
@@ -35,7 +38,7 @@ CASES = {
     "shadow-0.25MiB": ("262144B", [("0s", "3Gbps"), ("2s", "400Mbps")], "12s"),
     "los-0.25MiB": ("262144B", [("0s", "3Gbps")], "12s"),
 }
-SIDES = ("ns-3.37", "ns3-mmwave-tcp")
+SIDES = ("ns-3.37", "ns3-mmwave-tcp", "ns3-mmwave-tcp-3.35")
 FIELDS = ["case", "cca", "side", "goodput_mbps", "retx_bytes", "fast_retransmits", "rtos"]
 
 
@@ -78,13 +81,10 @@ def run_runner(runner: str, case: str, cca: str) -> dict:
             "fast_retransmits": int(row["fast_retransmits"]), "rtos": int(row["rtos"])}
 
 
-def measure(ns3_runner: str, oracle_runner: str) -> list[dict]:
-    rows = []
-    for case in CASES:
-        for cca in CCAS:
-            for side, runner in zip(SIDES, (ns3_runner, oracle_runner)):
-                rows.append({"case": case, "cca": cca, "side": side, **run_runner(runner, case, cca)})
-    return rows
+def measure(runners: dict[str, str]) -> list[dict]:
+    """Every case on each side given (side -> runner)."""
+    return [{"case": case, "cca": cca, "side": side, **run_runner(runner, case, cca)}
+            for side, runner in runners.items() for case in CASES for cca in CCAS]
 
 
 def stored(path: Path = STORE) -> list[dict]:
@@ -94,15 +94,21 @@ def stored(path: Path = STORE) -> list[dict]:
 
 
 def markdown(rows: list[dict]) -> str:
+    """The table docs/validation.md quotes: each side's goodput and timeouts, the oracle's TCPs
+    as differences from ns-3.37."""
     by = {(r["case"], r["cca"], r["side"]): r for r in rows}
-    lines = ["| case | algorithm | ns-3.37: goodput Mb/s, timeouts | ns3-mmwave's TCP: goodput Mb/s, timeouts | "
-             "difference |", "| --- | --- | --- | --- | --- |"]
+    lines = ["| case | algorithm | ns-3.37: goodput Mb/s, timeouts | ns3-mmwave's own TCP: goodput Mb/s, timeouts, "
+             "difference | ns3-mmwave with ns-3.35's TCP: goodput Mb/s, timeouts, difference |",
+             "| --- | --- | --- | --- | --- |"]
     for case in CASES:
         for cca in CCAS:
-            a, b = by[(case, cca, SIDES[0])], by[(case, cca, SIDES[1])]
-            d = 100 * (b["goodput_mbps"] - a["goodput_mbps"]) / a["goodput_mbps"]
-            lines.append(f"| {case} | {cca} | {a['goodput_mbps']:.1f}, {a['rtos']} | {b['goodput_mbps']:.1f}, "
-                         f"{b['rtos']} | {d:+.1f} % |")
+            a = by[(case, cca, SIDES[0])]
+            cells = []
+            for side in SIDES[1:]:
+                b = by.get((case, cca, side))
+                d = 100 * (b["goodput_mbps"] - a["goodput_mbps"]) / a["goodput_mbps"] if b else 0.0
+                cells.append(f"{b['goodput_mbps']:.1f}, {b['rtos']}, {d:+.1f} %" if b else "not run")
+            lines.append(f"| {case} | {cca} | {a['goodput_mbps']:.1f}, {a['rtos']} | {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -112,12 +118,16 @@ def main(argv: list[str]) -> int:
     if argv == ["--docs"]:
         rewrite_marked_block(DOC, "oracle-tcp", markdown(stored()))
         return 0
-    if len(argv) == 4 and argv[0] == "--ns3" and argv[2] == "--oracle":
-        rows = measure(argv[1], argv[3])
+    runners = dict(zip(argv[1::3], argv[2::3]))
+    if argv and len(argv) % 3 == 0 and set(argv[::3]) == {"--side"} and set(runners) <= set(SIDES):
+        new = measure(runners)
+        rows = [r for r in (stored() if STORE.exists() else []) if r["side"] not in runners] + new
+        rows.sort(key=lambda r: (list(CASES).index(r["case"]), CCAS.index(r["cca"]), SIDES.index(r["side"])))
         write_csv_rows(STORE, [{k: r[k] for k in FIELDS} for r in rows])
         rewrite_marked_block(DOC, "oracle-tcp", markdown(rows))
         return 0
-    sys.stderr.write("usage: python -m mmcc.experiments.oracle_tcp --ns3 RUNNER --oracle RUNNER | --docs\n")
+    sys.stderr.write(f"usage: python -m mmcc.experiments.oracle_tcp (--side SIDE RUNNER)... | --docs  "
+                     f"(SIDE: {', '.join(SIDES)})\n")
     return 2
 
 

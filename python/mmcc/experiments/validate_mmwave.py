@@ -58,6 +58,33 @@ MIB = 1024 * 1024
 
 
 @dataclass(frozen=True)
+class Reference:
+    """One build of the oracle: the same ns3-mmwave commit (radio, RLC, MAC, EPC) with one TCP."""
+    name: str
+    store: Path
+    tcp: str
+    algorithms: tuple[str, ...]
+
+
+#: The two TCPs the oracle runs with. `pinned`: the commit's own internet module (the ns-3-dev
+#: of January 2020). `ns-3.35`: the same tree with ns-3.35's TCP (the `tcp-*` and `rtt-estimator`
+#: sources of src/internet/model from ns3-mmwave 95eed3b7, "Update to ns-3 3.35", its
+#: TcpL4Protocol kept), the TCP the thesis names; it also has TcpBbr.
+REFERENCES = {
+    "pinned": Reference("pinned", STORE, "ns3-mmwave's own TCP at that commit (ns-3-dev, January 2020)",
+                        tuple(RUNNER_ALGORITHMS)),
+    "ns-3.35": Reference("ns-3.35", ROOT / "validation" / "mmwave-runs-tcp-3.35",
+                         "ns-3.35's TCP (ns3-mmwave 95eed3b7) in the same tree", (*RUNNER_ALGORITHMS, "bbr")),
+}
+
+
+def reference(name: str) -> Reference:
+    if name not in REFERENCES:
+        raise ValueError(f"validate mmwave: --tcp {name!r}; allowed: {', '.join(REFERENCES)}")
+    return REFERENCES[name]
+
+
+@dataclass(frozen=True)
 class Case:
     cca: str
     server: str
@@ -77,13 +104,14 @@ class Case:
         return cls(cca, server, float(buf.removesuffix("MiB")), float(per), int(seed[1:]), float(dur[:-1]))
 
 
-def matrix(ccas=None, buffers=None, pers=None, servers=None, seeds=1, duration=12.0) -> list[Case]:
+def matrix(ccas=None, buffers=None, pers=None, servers=None, seeds=1, duration=12.0, tcp="pinned") -> list[Case]:
     """Edge cases for each buffer x PER, remote cases (8 MiB) for each PER."""
     ccas = ccas or ["newreno", "cubic", "highspeed"]
+    allowed = reference(tcp).algorithms
     for c in ccas:
-        if c not in RUNNER_ALGORITHMS:
-            raise ValueError(f"validate mmwave: {c!r} is not mapped by the ns3-mmwave runner; allowed: "
-                             f"{', '.join(RUNNER_ALGORITHMS)}")
+        if c not in allowed:
+            raise ValueError(f"validate mmwave: {c!r} is not mapped by the ns3-mmwave runner with --tcp {tcp}; "
+                             f"allowed: {', '.join(allowed)}")
     servers = servers or ["edge", "remote"]
     for s in servers:
         if s not in SERVERS:
@@ -139,7 +167,7 @@ def read_reference(d: Path) -> dict:
             "mcs": np.array([_num(r["mcs_mean"]) for r in radio])}
 
 
-def run_reference(case: Case, runner: Path, tree: Path, dest: Path) -> Path:
+def run_reference(case: Case, runner: Path, tree: Path, dest: Path, tcp: str = "pinned") -> Path:
     """Run ns3-mmwave for a case (from its tree) and keep the run in `dest/<case>/`."""
     d = dest / case.key
     work = d.with_name(d.name + ".tmp")
@@ -154,7 +182,7 @@ def run_reference(case: Case, runner: Path, tree: Path, dest: Path) -> Path:
     radio = work / "radio.csv"
     (work / "radio.csv.gz").write_bytes(gzip.compress(radio.read_bytes(), mtime=0))
     radio.unlink()
-    meta = {"case": asdict(case), "ns3_mmwave_commit": REFERENCE_COMMIT, "runner_sha256": runner_fingerprint(),
+    meta = {"case": asdict(case), "ns3_mmwave_commit": REFERENCE_COMMIT, "tcp": tcp, "runner_sha256": runner_fingerprint(),
             "wall_s": round(time.perf_counter() - t0, 1), "command": " ".join(["mmcc-mmwave-runner", *args[1:-1]])}
     (work / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     if d.exists():
@@ -242,14 +270,15 @@ def _compare_one(case: Case, store: str, out: str | None = None) -> dict:
     return compare(case, ref, ours)
 
 
-def run_validation(out_dir, *, cases: list[Case] | None = None, store: str | Path = STORE,
+def run_validation(out_dir, *, cases: list[Case] | None = None, store: str | Path | None = None,
                    runner: str | Path | None = None, tree: str | Path | None = None, workers: int | None = None,
-                   progress: bool = True) -> dict:
-    """Compare every case (default: every stored reference run). With `runner` and `tree`, cases
-    without a stored reference run in ns3-mmwave first and are stored."""
+                   progress: bool = True, tcp: str = "pinned") -> dict:
+    """Compare every case (default: every stored reference run of the oracle with TCP `tcp`). With
+    `runner` and `tree` (an oracle built with that TCP), cases without a stored reference run in
+    ns3-mmwave first and are stored."""
     import sys
 
-    out, store = Path(out_dir), Path(store)
+    out, store = Path(out_dir), Path(store or reference(tcp).store)
     cases = cases if cases is not None else stored_cases(store)
     if not cases:
         raise ValueError(f"validate mmwave: no stored ns3-mmwave run in {store}; name cases (--cca, --buffer, --per, "
@@ -263,7 +292,7 @@ def run_validation(out_dir, *, cases: list[Case] | None = None, store: str | Pat
     if missing:
         runner, tree = Path(runner).resolve(), Path(tree or ".").resolve()
         with worker_pool(workers) as ex:
-            futs = [ex.submit(run_reference, c, runner, tree, store) for c in missing]
+            futs = [ex.submit(run_reference, c, runner, tree, store, tcp) for c in missing]
             for i, f in enumerate(as_completed(futs), 1):
                 f.result()
                 if progress:
@@ -272,7 +301,7 @@ def run_validation(out_dir, *, cases: list[Case] | None = None, store: str | Pat
             sys.stderr.write("\n")
     with worker_pool(workers) as ex:
         rows = list(ex.map(_compare_one, cases, [str(store)] * len(cases), [str(out)] * len(cases)))
-    return write_report(out, rows)
+    return write_report(out, rows, tcp)
 
 
 def group_key(case: Case) -> str:
@@ -357,14 +386,14 @@ def agreement_markdown(rows: list[dict], groups: list[dict] | None = None) -> st
     return "\n".join(lines) + "\n"
 
 
-def write_report(out: Path, rows: list[dict]) -> dict:
+def write_report(out: Path, rows: list[dict], tcp: str = "pinned") -> dict:
     out.mkdir(parents=True, exist_ok=True)
     flat = [{k: v for k, v in r.items() if k != "phases"} for r in rows]
     write_csv_rows(out / "cases.csv", flat)
     write_csv_rows(out / "phases.csv", [{"case": r["case"], **p} for r in rows for p in r["phases"]])
     groups = aggregate(rows)
     write_csv_rows(out / "groups.csv", [{k: v for k, v in g.items() if k != "phases"} for g in groups])
-    text = ["# mmcc (thesis presets) vs ns3-mmwave " + REFERENCE_COMMIT[:8], "",
+    text = [f"# mmcc (thesis presets) vs ns3-mmwave {REFERENCE_COMMIT[:8]} with {reference(tcp).tcp}", "",
             "Per phase of the UE's trajectory and over the whole run, means over each case's seeds. Bands: "
             "per-phase mean SINR within +-2 dB, per-phase throughput and whole-run goodput within +-10 % of "
             "ns3-mmwave's. Every run: cases.csv and phases.csv; the cases: groups.csv.", "",
@@ -406,26 +435,30 @@ def _overlay(out: Path, case: Case, ref: dict, ours: dict) -> None:
     plt.close(fig)
 
 
-#: The overlays docs/validation.md shows: stored case -> figure in docs/img.
-DOC_FIGURES = {"newreno-edge-2.5MiB-0-s1-60s": "mmwave-newreno-edge-2.5MiB-60s.png",
-               "newreno-edge-20MiB-0-s1-12s": "mmwave-newreno-edge-20MiB-12s.png"}
+#: The overlays docs/validation.md shows, per oracle TCP: stored case -> figure in docs/img.
+DOC_FIGURES = {"pinned": {"newreno-edge-2.5MiB-0-s1-60s": "mmwave-newreno-edge-2.5MiB-60s.png",
+                          "newreno-edge-20MiB-0-s1-12s": "mmwave-newreno-edge-20MiB-12s.png"},
+               "ns-3.35": {"newreno-edge-2.5MiB-0-s1-12s": "mmwave-tcp-3.35-newreno-edge-2.5MiB-12s.png"}}
+#: docs/validation.md's agreement block of each oracle TCP
+DOC_BLOCKS = {"pinned": "mmwave-agreement", "ns-3.35": "mmwave-agreement-tcp-3.35"}
 
 
-def update_docs(doc: Path = ROOT / "docs" / "validation.md", store: Path = STORE) -> None:
-    """Rewrite docs/validation.md's agreement block from the stored runs (tests check it) and
-    its overlay figures (DOC_FIGURES)."""
+def update_docs(doc: Path = ROOT / "docs" / "validation.md") -> None:
+    """Rewrite docs/validation.md's agreement blocks from the stored runs of both oracle TCPs
+    (tests check them) and their overlay figures (DOC_FIGURES)."""
     import shutil
     import tempfile
 
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for c in stored_cases(store):
-            ref, ours = read_reference(store / c.key), run_mmcc(c)
-            rows.append(compare(c, ref, ours))
-            if c.key in DOC_FIGURES:
-                _overlay(Path(tmp), c, ref, ours)
-                shutil.copy(Path(tmp) / "figures" / f"{c.key}.png", doc.parent / "img" / DOC_FIGURES[c.key])
-    rewrite_marked_block(doc, "mmwave-agreement", agreement_markdown(rows))
+    for tcp, block in DOC_BLOCKS.items():
+        store, figures, rows = reference(tcp).store, DOC_FIGURES[tcp], []
+        with tempfile.TemporaryDirectory() as tmp:
+            for c in stored_cases(store):
+                ref, ours = read_reference(store / c.key), run_mmcc(c)
+                rows.append(compare(c, ref, ours))
+                if c.key in figures:
+                    _overlay(Path(tmp), c, ref, ours)
+                    shutil.copy(Path(tmp) / "figures" / f"{c.key}.png", doc.parent / "img" / figures[c.key])
+        rewrite_marked_block(doc, block, agreement_markdown(rows))
 
 
 if __name__ == "__main__":
@@ -433,5 +466,5 @@ if __name__ == "__main__":
 
     if sys.argv[1:] != ["--docs"]:
         sys.exit("usage: python -m mmcc.experiments.validate_mmwave --docs  (rewrites docs/validation.md's "
-                 "agreement block from validation/mmwave-runs)")
+                 "agreement blocks from validation/mmwave-runs and validation/mmwave-runs-tcp-3.35)")
     update_docs()

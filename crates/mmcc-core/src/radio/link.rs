@@ -24,6 +24,7 @@ use super::fading::Fading;
 use super::mi;
 use super::geometry::{self, Trajectory, Vec3};
 use super::los_tracker::LosTracker;
+use super::rlc_report::{RlcReports, AMD_HEADER, LI_HALF_BYTES};
 use super::{PathLossModel, RadioConfig};
 use crate::net::queue::{CoDelQueue, Limits, QueueConfig};
 use crate::net::{DropCause, NodeId, Packet};
@@ -64,6 +65,17 @@ pub enum LinkAdaptation {
     /// 2020-06): the highest of MCS 0-28 whose transport-block error rate is at most 10 % at the
     /// estimated SINR under its mutual-information error model; no MCS below MCS 0's threshold.
     Ns3MmwaveMcs,
+}
+
+/// How the downlink scheduler knows the gNB's RLC buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RlcReporting {
+    /// It sees every buffered byte at once; PDUs carry no headers.
+    Ideal,
+    /// ns3-mmwave's scheduler record of the RLC's buffer reports, with the RLC AM's PDU headers
+    /// (`rlc_report.rs`): a burst's last SDU can wait for the next report.
+    Ns3Mmwave,
 }
 
 /// Small-scale fading across the band.
@@ -223,6 +235,8 @@ pub struct Direction {
     rng: Rng,
     /// Trace mode: byte credit carried between slots.
     credit: u64,
+    /// The scheduler's record of this buffer (the downlink with `RlcReporting::Ns3Mmwave`).
+    reports: Option<RlcReports>,
     pub stats: DirStats,
 }
 
@@ -252,6 +266,7 @@ impl Direction {
             slot_scheduled: false,
             rng,
             credit: 0,
+            reports: None,
             stats: DirStats::default(),
         }
     }
@@ -262,7 +277,9 @@ impl Direction {
             Waiting::DropTail { bytes, .. } => *bytes,
             Waiting::CoDel(q) => q.bytes(),
         };
-        w + self.window.iter().map(|s| s.unsent as u64).sum::<u64>()
+        // SDUs before `first_unsent` have been sent whole
+        let from = self.first_unsent.saturating_sub(self.base_seq) as usize;
+        w + self.window.iter().skip(from).map(|s| s.unsent as u64).sum::<u64>()
     }
 
     fn has_work(&self) -> bool {
@@ -287,13 +304,19 @@ impl Direction {
                 }
                 *bytes += size as u64;
                 q.push_back((*pkt, size, now));
-                Ok(())
             }
-            Waiting::CoDel(q) => q.enqueue(*pkt, size, now).map_err(|_| {
-                self.stats.buffer_drops += 1;
-                DropCause::QueueFull
-            }),
+            Waiting::CoDel(q) => {
+                if q.enqueue(*pkt, size, now).is_err() {
+                    self.stats.buffer_drops += 1;
+                    return Err(DropCause::QueueFull);
+                }
+            }
         }
+        let queued = self.buffered_bytes();
+        if let Some(r) = self.reports.as_mut() {
+            r.on_sdu(now, queued);
+        }
+        Ok(())
     }
 
     /// Take the next whole packet into the RLC window (CoDel may drop some on the way).
@@ -365,23 +388,45 @@ impl Direction {
             self.stats.rlc_retx_bytes += take as u64;
             room -= take as u64;
         }
-        // new data: the partly sent packet(s) first, then whole packets from the buffer
+        // new data: the partly sent packet(s) first, then whole packets from the buffer; with
+        // the scheduler's record (rlc_report.rs) one PDU of at most its allowance, whose headers
+        // take AMD_HEADER bytes and an E/LI field per SDU after the first (in half bytes)
+        let pdu = self.reports.as_ref().map(|r| r.allowance(room));
+        let mut half = match pdu {
+            Some(a) if a <= AMD_HEADER => 0,
+            Some(a) => 2 * (a - AMD_HEADER),
+            None => 2 * room,
+        };
         let mut seq = self.first_unsent.max(self.base_seq);
-        while room > 0 {
+        let mut sdus = 0u64;
+        while half > 0 {
             let i = (seq - self.base_seq) as usize;
             if i == self.window.len() && !self.pull(now, drops) {
                 break;
             }
+            if pdu.is_some() && sdus > 0 {
+                if half <= LI_HALF_BYTES {
+                    break;
+                }
+                half -= LI_HALF_BYTES;
+            }
+            sdus += 1;
             let s = &mut self.window[i];
-            let take = (s.unsent as u64).min(room) as u32;
+            let take = (s.unsent as u64).min(half / 2) as u32;
+            if take == 0 {
+                break;
+            }
             s.unsent -= take;
-            room -= take as u64;
+            half -= 2 * take as u64;
             segs.push((seq, take));
             if s.unsent == 0 {
                 seq += 1;
             }
         }
         self.first_unsent = seq;
+        if let (Some(size), Some(r)) = (pdu.filter(|&a| a > 0), self.reports.as_mut()) {
+            r.scheduled(size);
+        }
         segs
     }
 
@@ -577,6 +622,10 @@ impl RadioLink {
             trace_mode: !cfg.trace_dl.is_empty(),
             cqi: DlCqi::default(),
         };
+        if cfg.rlc_reporting == RlcReporting::Ns3Mmwave && !r.trace_mode {
+            // the UE's STATUS PDU goes through the uplink's scheduling delay
+            r.dirs[0].reports = Some(RlcReports::new(cfg.rlc_report_timer, cfg.rlc_status_prohibit, sched));
+        }
         r.update(Time::ZERO);
         r
     }
@@ -801,6 +850,11 @@ impl RadioLink {
         now: Time,
     ) -> Result<Option<Time>, DropCause> {
         self.dirs[d].enqueue(pkt, now)?;
+        if d == 1 {
+            if let Some(r) = self.dirs[0].reports.as_mut() {
+                r.on_uplink_sdu(now);
+            }
+        }
         Ok(self.wake(d, now))
     }
 
@@ -827,6 +881,11 @@ impl RadioLink {
     ) -> Option<Time> {
         self.dirs[d].slot_scheduled = false;
         self.dirs[d].deliver(out, drops);
+        let dir = &mut self.dirs[d];
+        let (queued, held) = (dir.buffered_bytes(), !dir.window.is_empty());
+        if let Some(r) = dir.reports.as_mut() {
+            r.due(now, queued, held || queued > 0);
+        }
         let sinr = self.current(d);
         let outage = sinr.mean_db < self.cfg.outage_sinr_db;
         if self.trace_mode {
@@ -890,6 +949,10 @@ impl RadioLink {
         let dir = &mut self.dirs[d];
         if !failed {
             dir.pending = h.segs;
+            // every PDU polls (rlc_report.rs); the UE has it at the next slot
+            if let Some(r) = dir.reports.as_mut() {
+                r.polled(now + self.cfg.slot);
+            }
             return;
         }
         dir.stats.tb_failures += 1;
@@ -996,6 +1059,50 @@ mod tests {
         assert!(!c.known(us(10_425), delay, exp));
         c.on_block(us(20_000));
         assert!(!c.known(us(20_250), delay, exp) && c.known(us(20_300), delay, exp));
+    }
+
+    /// A burst of 60 full-size SDUs into a steady 30 dB downlink, slot by slot: when each SDU
+    /// reaches the UE. With ns3-mmwave's record of the RLC reports the PDUs' headers outgrow the
+    /// scheduler's 17-byte margin, the record reaches zero with the last SDU's tail still
+    /// buffered, and that SDU waits for the STATUS the UE sends on the first poll (at the
+    /// uplink's delay); the others go as without the record.
+    #[test]
+    fn the_bursts_last_sdu_waits_for_the_next_rlc_report() {
+        let run = |reporting: RlcReporting| {
+            let cfg = RadioConfig {
+                link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
+                sinr_schedule: vec![super::super::SinrStep { t: Time::ZERO, sinr_db: 30.0 }],
+                slot: Dur::from_micros(100),
+                harq_max_tx: 1,
+                rlc_reporting: reporting,
+                ..RadioConfig::default()
+            };
+            let mut r = RadioLink::new(&cfg, 0, 1, 3, "r");
+            // the scheduler had a CQI: no MCS 0 blocks at the start
+            let t0 = Time::from_millis(1);
+            r.update(t0);
+            for seq in 0..60 {
+                r.enqueue(0, &Packet::data(0, 0, 1, seq * 1400, 1400, t0, false), t0).unwrap();
+            }
+            let (mut got, mut drops) = (Vec::new(), Vec::new());
+            let mut now = t0;
+            while got.len() < 60 && now < Time::from_millis(10) {
+                let mut out = Vec::new();
+                r.slot(0, now, &mut out, &mut drops);
+                got.extend(out.iter().map(|_| now));
+                now += cfg.slot;
+                r.update(now);
+            }
+            assert!(drops.is_empty() && r.dirs[0].stats.tb_failures == 0);
+            got
+        };
+        let (ideal, ns3) = (run(RlcReporting::Ideal), run(RlcReporting::Ns3Mmwave));
+        assert_eq!((ideal.len(), ns3.len()), (60, 60));
+        assert_eq!(ideal[..59], ns3[..59]);
+        let (ideal_gap, ns3_gap) = (ideal[59].0 - ideal[58].0, ns3[59].0 - ns3[58].0);
+        assert!(ideal_gap <= 100_000, "without the record the last SDU follows at once: {ideal_gap} ns");
+        // the poll's STATUS: the uplink's 4 slots of scheduling delay, then the next slot
+        assert!((400_000..=700_000).contains(&ns3_gap), "the last SDU waited {ns3_gap} ns");
     }
 
     #[test]

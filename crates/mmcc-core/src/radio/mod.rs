@@ -11,10 +11,11 @@ pub mod geometry;
 pub mod link;
 pub mod los_tracker;
 pub mod mi;
+pub mod rlc_report;
 
 pub use channel::PathLossModel;
 pub use geometry::{Obstacle, ObstacleKind, VelocityChange};
-pub use link::{FadingModel, LinkAdaptation, RadioLink, RadioSample};
+pub use link::{FadingModel, LinkAdaptation, RadioLink, RadioSample, RlcReporting};
 
 use crate::net::QueueConfig;
 use crate::time::{Dur, Time};
@@ -82,6 +83,13 @@ pub struct RadioConfig {
     /// From a downlink block to the scheduler using the UE's report on it (ns3-mmwave: the UE's
     /// uplink control message, then `L1L2CtrlLatency` subframes of scheduling ahead).
     pub cqi_report_delay: Dur,
+    /// How the downlink scheduler knows the RLC buffer: `Ideal` (every byte, always) or
+    /// ns3-mmwave's record of the RLC's reports (`rlc_report.rs`).
+    pub rlc_reporting: RlcReporting,
+    /// `RlcReporting::Ns3Mmwave`: the RLC's `ReportBufferStatusTimer`.
+    pub rlc_report_timer: Dur,
+    /// `RlcReporting::Ns3Mmwave`: the UE's t-StatusProhibit.
+    pub rlc_status_prohibit: Dur,
     /// Small-scale fading across the band (`fading.rs`); none: one flat SINR per update.
     pub fading: FadingModel,
     /// Chunks the band is divided into for fading (ns3-mmwave: 72).
@@ -143,6 +151,9 @@ impl Default for RadioConfig {
             ul_scheduling_slots: 4,
             cqi_expiry: None,
             cqi_report_delay: Dur::ZERO,
+            rlc_reporting: RlcReporting::Ideal,
+            rlc_report_timer: Dur::from_millis(4),
+            rlc_status_prohibit: Dur::from_millis(1),
             fading: FadingModel::None,
             fading_chunks: 72,
             fading_period: Dur::from_millis(100),

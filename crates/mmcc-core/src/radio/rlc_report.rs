@@ -1,0 +1,208 @@
+//! The downlink scheduler's record of the gNB's RLC buffer, as ns3-mmwave keeps it, and the SDU
+//! tails it leaves behind (`RadioConfig::rlc_reporting = Ns3Mmwave`, docs/radio.md).
+//!
+//! ns3-mmwave's scheduler (`MmWaveFlexTtiMacScheduler`) sizes each downlink RLC PDU from the
+//! transmission queue the RLC last reported: the queue plus 17 bytes (`m_rlcHdrSize` 3 +
+//! `m_subHdrSize` 4 + 10, in `DoSchedTriggerReq`), and after scheduling it lowers its record by the
+//! PDU's size less 6 (`UpdateDlRlcBufferInfo`: the 4-byte MAC subheader and a 2-byte RLC header).
+//! An RLC AM data PDU spends 2 bytes on its fixed header and 12 bits on the E and LI fields of
+//! every SDU after the first (TS 36.322 section 6.2.1.4), so a PDU of k SDUs carries
+//! 2 + 1.5 (k - 1) bytes of headers: over a burst of full PDUs the record falls below the buffer,
+//! reaches zero first, and the tail of the burst's last SDU stays in the buffer with nothing
+//! scheduled for it. It goes when the RLC reports again (`LteRlcAm::DoReportBufferStatus`): on
+//! its next SDU, on a STATUS PDU from the UE, or when its `ReportBufferStatusTimer` expires
+//! (restarted by every SDU, then periodic while anything is buffered or unacknowledged). Every
+//! PDU polls (`PollPdu` 1); the UE answers with a STATUS unless its t-StatusProhibit runs, and a
+//! poll that finds it running waits for the UE's next report (`LteRlcAm::ExpireStatusProhibitTimer`
+//! reports nothing): when its next uplink SDU (an ACK) reaches its RLC, or when the UE RLC's own
+//! report timer expires (the same `ReportBufferStatusTimer`, restarted by each uplink SDU). The
+//! STATUS takes the uplink's scheduling delay to reach the gNB. Not modelled: the gNB's STATUS
+//! PDUs for the uplink, which also make the UE report.
+
+use crate::time::{Dur, Time};
+use std::collections::VecDeque;
+
+/// `MmWaveFlexTtiMacScheduler`: a PDU is the reported queue plus `m_rlcHdrSize` (3) +
+/// `m_subHdrSize` (4) + 10 bytes.
+pub const PDU_SLACK: u64 = 17;
+/// `UpdateDlRlcBufferInfo`: the record falls by the PDU's size less `m_subHdrSize` (4) and the
+/// 2-byte minimum RLC header.
+pub const RECORD_OVERHEAD: u64 = 6;
+/// TS 36.322 6.2.1.4: an AMD PDU's fixed header (D/C, RF, P, FI, E, SN), bytes.
+pub const AMD_HEADER: u64 = 2;
+/// TS 36.322 6.2.1.4: one E and one LI field (12 bits) per SDU after the first, in half bytes.
+pub const LI_HALF_BYTES: u64 = 3;
+
+/// The scheduler's record, the RLC's reports and the UE's STATUS PDUs of one downlink.
+pub struct RlcReports {
+    /// The scheduler's record of the RLC transmission queue, bytes.
+    pub record: u64,
+    timer: Dur,
+    prohibit: Dur,
+    uplink_delay: Dur,
+    /// When the RLC's report timer expires next.
+    timer_at: Option<Time>,
+    /// STATUS PDUs on their way to the gNB: arrival times, ascending.
+    status: VecDeque<Time>,
+    /// The UE's t-StatusProhibit runs until then.
+    prohibit_until: Time,
+    /// A poll found t-StatusProhibit running: the STATUS waits for the UE's next report.
+    status_wanted: bool,
+    /// When the UE RLC's report timer expires next.
+    ue_timer_at: Option<Time>,
+}
+
+impl RlcReports {
+    /// `timer`: the RLC's `ReportBufferStatusTimer`; `prohibit`: the UE's t-StatusProhibit;
+    /// `uplink_delay`: from the UE's report to the STATUS at the gNB.
+    pub fn new(timer: Dur, prohibit: Dur, uplink_delay: Dur) -> RlcReports {
+        RlcReports {
+            record: 0,
+            timer,
+            prohibit,
+            uplink_delay,
+            timer_at: None,
+            status: VecDeque::new(),
+            prohibit_until: Time::ZERO,
+            status_wanted: false,
+            ue_timer_at: None,
+        }
+    }
+
+    /// An SDU entered the RLC buffer: it reports the whole queue and restarts its timer
+    /// (`LteRlcAm::DoTransmitPdcpPdu`).
+    pub fn on_sdu(&mut self, now: Time, queued: u64) {
+        self.record = queued;
+        self.timer_at = Some(now + self.timer);
+    }
+
+    /// The reports due by `now`: STATUS PDUs that reached the gNB and the report timer (which
+    /// stops once nothing is `held`, buffered or unacknowledged, `LteRlcAm::ExpireRbsTimer`).
+    pub fn due(&mut self, now: Time, queued: u64, held: bool) {
+        // the UE's timer sends a wanted STATUS (the UE's RLC holds its unacknowledged ACKs, so
+        // its timer keeps running; each uplink SDU restarts it)
+        while let Some(t) = self.ue_timer_at.filter(|&t| t <= now) {
+            if !self.status_wanted {
+                self.ue_timer_at = None;
+            } else {
+                self.ue_timer_at = Some(t + self.timer);
+                if t >= self.prohibit_until {
+                    self.send_status(t);
+                }
+            }
+        }
+        while self.status.front().is_some_and(|&t| t <= now) {
+            self.status.pop_front();
+            self.record = queued;
+        }
+        if let Some(t) = self.timer_at.filter(|&t| t <= now) {
+            if held {
+                self.record = queued;
+                self.timer_at = Some(t + self.timer);
+            } else {
+                self.timer_at = None;
+            }
+        }
+    }
+
+    /// The most a PDU of new data may take from a transport block with `room` bytes left
+    /// (0 while the record is empty).
+    pub fn allowance(&self, room: u64) -> u64 {
+        if self.record == 0 {
+            0
+        } else {
+            (self.record + PDU_SLACK).min(room)
+        }
+    }
+
+    /// A PDU of `size` bytes was scheduled.
+    pub fn scheduled(&mut self, size: u64) {
+        self.record = self.record.saturating_sub(size.saturating_sub(RECORD_OVERHEAD));
+    }
+
+    /// The UE received a (polled) PDU at `now`.
+    pub fn polled(&mut self, now: Time) {
+        if now >= self.prohibit_until {
+            self.send_status(now);
+        } else {
+            self.status_wanted = true;
+            self.ue_timer_at.get_or_insert(now + self.timer);
+        }
+    }
+
+    /// An uplink SDU reached the UE's RLC at `now`: it reports, with the STATUS a poll asked
+    /// for if t-StatusProhibit has expired.
+    pub fn on_uplink_sdu(&mut self, now: Time) {
+        self.ue_timer_at = Some(now + self.timer);
+        if self.status_wanted && now >= self.prohibit_until {
+            self.send_status(now);
+        }
+    }
+
+    fn send_status(&mut self, now: Time) {
+        self.status.push_back(now + self.uplink_delay);
+        self.prohibit_until = now + self.prohibit;
+        self.status_wanted = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn us(x: u64) -> Time {
+        Time(x * 1000)
+    }
+
+    #[test]
+    fn the_record_runs_out_before_the_buffer_and_a_status_refreshes_it() {
+        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500));
+        r.on_sdu(us(0), 10_000);
+        // a PDU of 10,017 bytes: the record falls by 10,011 to zero
+        assert_eq!(r.allowance(40_000), 10_017);
+        r.scheduled(10_017);
+        assert_eq!(r.record, 0);
+        assert_eq!(r.allowance(40_000), 0);
+        // the UE answers the poll; its STATUS reaches the gNB 500 us later with 30 bytes left
+        r.polled(us(100));
+        r.due(us(599), 30, true);
+        assert_eq!(r.record, 0);
+        r.due(us(600), 30, true);
+        assert_eq!(r.record, 30);
+    }
+
+    #[test]
+    fn a_poll_during_status_prohibit_waits_for_the_ues_next_uplink_sdu() {
+        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500));
+        r.polled(us(0)); // STATUS at 500 us, prohibit until 1 ms
+        r.polled(us(300)); // wanted, not sent
+        r.on_uplink_sdu(us(900)); // still prohibited
+        r.on_uplink_sdu(us(1_200)); // sent: arrives at 1.7 ms
+        r.due(us(1_000), 7, true);
+        assert_eq!(r.record, 7); // the first STATUS (500 us)
+        r.record = 0;
+        r.due(us(1_699), 5, true);
+        assert_eq!(r.record, 0);
+        r.due(us(1_700), 5, true);
+        assert_eq!(r.record, 5);
+    }
+
+    #[test]
+    fn the_report_timer_restarts_with_each_sdu_and_stops_when_nothing_is_held() {
+        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500));
+        r.on_sdu(us(0), 100);
+        r.on_sdu(us(1_000), 200); // expires at 5 ms
+        r.record = 0;
+        r.due(us(4_999), 50, true);
+        assert_eq!(r.record, 0);
+        r.due(us(5_000), 50, true);
+        assert_eq!(r.record, 50);
+        r.record = 0;
+        r.due(us(9_000), 40, true); // periodic: 9 ms
+        assert_eq!(r.record, 40);
+        r.record = 0;
+        r.due(us(13_000), 0, false); // nothing held: the timer stops
+        r.due(us(17_000), 10, true);
+        assert_eq!(r.record, 0);
+    }
+}

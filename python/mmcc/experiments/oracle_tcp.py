@@ -47,9 +47,10 @@ def scenario(case: str, cca: str) -> dict:
     return {
         "name": f"oracle-tcp-{case}", "duration": duration, "seed": 1, "nodes": ["server", "router", "client"],
         "links": [
-            {"between": ["server", "router"], "rate": "100Gbps", "delay": "11ms",
+            # ns-3's point-to-point devices add a 2-byte PPP header to every packet
+            {"between": ["server", "router"], "rate": "100Gbps", "delay": "11ms", "framing": "2B",
              "queue": {"type": "droptail", "limit": "100MB"}},
-            {"between": ["router", "client"], "rate": schedule[0][1], "delay": "0.5ms",
+            {"between": ["router", "client"], "rate": schedule[0][1], "delay": "0.5ms", "framing": "2B",
              "queue": {"type": "droptail", "limit": buf},
              "forward": {"rate_schedule": [{"t": t, "rate": r} for t, r in schedule]}},
         ],

@@ -85,6 +85,18 @@ def build_runner(build_dir: Path | None = None) -> Path:
     return build_dir / "mmcc-ns3-runner"
 
 
+#: ns-3's point-to-point devices put a 2-byte PPP header on every packet: a scenario link's
+#: `framing` for the runner's links.
+P2P_FRAMING = "2B"
+
+
+def device_queue(limit: str) -> dict:
+    """A drop-tail queue as the runner's point-to-point device keeps it: while an MTU-size packet
+    would not fit, its NetDeviceQueue is stopped and the traffic-control layer drops whatever
+    arrives, small packets too (`admit_room` = the MTU)."""
+    return {"type": "droptail", "limit": limit, "admit_room": "1500B"}
+
+
 def run_case(runner: str | Path, config: dict, out: Path, seed: int, label: str, errors: str = "mmcc") -> list[dict]:
     """Run the reference runner on a run configuration (the core's JSON, exported here to
     OUT/case.json) with its outputs in OUT; returns the rows of its flows.csv (series.csv stays

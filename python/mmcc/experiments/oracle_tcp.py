@@ -43,17 +43,17 @@ FIELDS = ["case", "cca", "side", "goodput_mbps", "retx_bytes", "fast_retransmits
 
 
 def scenario(case: str, cca: str) -> dict:
+    from .. import ns3
+
     buf, schedule, duration = CASES[case]
     return {
         "name": f"oracle-tcp-{case}", "duration": duration, "seed": 1, "nodes": ["server", "router", "client"],
         "links": [
-            # ns-3's point-to-point devices add a 2-byte PPP header to every packet, and while a
-            # device queue has no room for an MTU-size packet its NetDeviceQueue is stopped and
-            # the traffic-control layer drops whatever arrives, small packets too (admit_room)
-            {"between": ["server", "router"], "rate": "100Gbps", "delay": "11ms", "framing": "2B",
-             "queue": {"type": "droptail", "limit": "100MB", "admit_room": "1500B"}},
-            {"between": ["router", "client"], "rate": schedule[0][1], "delay": "0.5ms", "framing": "2B",
-             "queue": {"type": "droptail", "limit": buf, "admit_room": "1500B"},
+            # the runner's point-to-point devices: their PPP header and queue flow control
+            {"between": ["server", "router"], "rate": "100Gbps", "delay": "11ms", "framing": ns3.P2P_FRAMING,
+             "queue": ns3.device_queue("100MB")},
+            {"between": ["router", "client"], "rate": schedule[0][1], "delay": "0.5ms", "framing": ns3.P2P_FRAMING,
+             "queue": ns3.device_queue(buf),
              "forward": {"rate_schedule": [{"t": t, "rate": r} for t, r in schedule]}},
         ],
         "tcp": {"profile": "ns3", "segment_size": 1400, "min_rto": "1s", "send_buffer": "6553600B",

@@ -96,9 +96,9 @@ def thesis_edge_trace(out: Path) -> Path:
 
 def scenario(case: Case, out: Path | None = None) -> dict:
     """The case as a raw scenario (the TOML structure)."""
-    # ns-3's point-to-point device stops its queue while an MTU-sized packet would not fit
-    # (NetDeviceQueue flow control) and drops whatever arrives meanwhile: admit_room = the MTU
-    links_fwd: dict = {"queue": {"type": "droptail", "limit": "2500000B", "admit_room": "1500B"}}
+    from .. import ns3
+
+    links_fwd: dict = {"queue": ns3.device_queue("2500000B")}
     if case.loss > 0:
         links_fwd["error"] = {"unit": "packet", "rate": case.loss}
     rate = case.rate if case.rate in RATES else "100Mbps"
@@ -121,9 +121,9 @@ def scenario(case: Case, out: Path | None = None) -> dict:
         "seed": case.seed,
         "nodes": ["server", "router", "client"],
         "links": [
-            # ns-3's point-to-point devices add a 2-byte PPP header to every packet
-            {"between": ["server", "router"], "rate": "100Gbps", "delay": "10ms", "framing": "2B"},
-            {"between": ["router", "client"], "rate": rate, "delay": "1ms", "forward": links_fwd, "framing": "2B"},
+            {"between": ["server", "router"], "rate": "100Gbps", "delay": "10ms", "framing": ns3.P2P_FRAMING},
+            {"between": ["router", "client"], "rate": rate, "delay": "1ms", "forward": links_fwd,
+             "framing": ns3.P2P_FRAMING},
         ],
         "tcp": {"profile": "ns3", "segment_size": "1400B", "send_buffer": "64MiB", "recv_buffer": "64MiB"},
         "flows": flows,

@@ -24,7 +24,7 @@ use super::fading::Fading;
 use super::mi;
 use super::geometry::{self, Trajectory, Vec3};
 use super::los_tracker::LosTracker;
-use super::rlc_report::{RlcReports, AMD_HEADER, LI_HALF_BYTES};
+use super::rlc_report::{RlcReporting, RlcReports, AMD_HEADER, LI_HALF_BYTES};
 use super::{PathLossModel, RadioConfig};
 use crate::net::queue::{CoDelQueue, Limits, QueueConfig};
 use crate::net::{DropCause, NodeId, Packet};
@@ -65,17 +65,6 @@ pub enum LinkAdaptation {
     /// 2020-06): the highest of MCS 0-28 whose transport-block error rate is at most 10 % at the
     /// estimated SINR under its mutual-information error model; no MCS below MCS 0's threshold.
     Ns3MmwaveMcs,
-}
-
-/// How the downlink scheduler knows the gNB's RLC buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RlcReporting {
-    /// It sees every buffered byte at once; PDUs carry no headers.
-    Ideal,
-    /// ns3-mmwave's scheduler record of the RLC's buffer reports, with the RLC AM's PDU headers
-    /// (`rlc_report.rs`): a burst's last SDU can wait for the next report.
-    Ns3Mmwave,
 }
 
 /// Small-scale fading across the band.
@@ -312,11 +301,18 @@ impl Direction {
                 }
             }
         }
-        let queued = self.buffered_bytes();
-        if let Some(r) = self.reports.as_mut() {
-            r.on_sdu(now, queued);
-        }
+        self.with_reports(|r, queued, _| r.on_sdu(now, queued));
         Ok(())
+    }
+
+    /// Hand the scheduler's record (if this direction keeps one) the bytes waiting to be sent
+    /// and whether anything is held at all (buffered or unacknowledged); without a record this
+    /// costs nothing.
+    fn with_reports(&mut self, f: impl FnOnce(&mut RlcReports, u64, bool)) {
+        let Some(mut r) = self.reports.take() else { return };
+        let queued = self.buffered_bytes();
+        f(&mut r, queued, queued > 0 || !self.window.is_empty());
+        self.reports = Some(r);
     }
 
     /// Take the next whole packet into the RLC window (CoDel may drop some on the way).
@@ -881,11 +877,7 @@ impl RadioLink {
     ) -> Option<Time> {
         self.dirs[d].slot_scheduled = false;
         self.dirs[d].deliver(out, drops);
-        let dir = &mut self.dirs[d];
-        let (queued, held) = (dir.buffered_bytes(), !dir.window.is_empty());
-        if let Some(r) = dir.reports.as_mut() {
-            r.due(now, queued, held || queued > 0);
-        }
+        self.dirs[d].with_reports(|r, queued, held| r.due(now, queued, held));
         let sinr = self.current(d);
         let outage = sinr.mean_db < self.cfg.outage_sinr_db;
         if self.trace_mode {

@@ -15,7 +15,8 @@ pub mod rlc_report;
 
 pub use channel::PathLossModel;
 pub use geometry::{Obstacle, ObstacleKind, VelocityChange};
-pub use link::{FadingModel, LinkAdaptation, RadioLink, RadioSample, RlcReporting};
+pub use link::{FadingModel, LinkAdaptation, RadioLink, RadioSample};
+pub use rlc_report::RlcReporting;
 
 use crate::net::QueueConfig;
 use crate::time::{Dur, Time};

@@ -20,7 +20,19 @@
 //! PDUs for the uplink, which also make the UE report.
 
 use crate::time::{Dur, Time};
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+/// How the downlink scheduler knows the gNB's RLC buffer (`RadioConfig::rlc_reporting`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RlcReporting {
+    /// It sees every buffered byte at once; PDUs carry no headers.
+    Ideal,
+    /// ns3-mmwave's scheduler record of the RLC's buffer reports, with the RLC AM's PDU headers
+    /// (`RlcReports`): a burst's last SDU can wait for the next report.
+    Ns3Mmwave,
+}
 
 /// `MmWaveFlexTtiMacScheduler`: a PDU is the reported queue plus `m_rlcHdrSize` (3) +
 /// `m_subHdrSize` (4) + 10 bytes.

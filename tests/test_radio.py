@@ -115,6 +115,9 @@ def test_param_cli_error_is_one_line(mmcc_cli):
     (lambda r: r.update(fading="rayleigh"), "radios[0].fading: 'rayleigh' is not allowed; choose one of: none, ns3-mmwave"),
     (lambda r: r.update(fading_chunks=10**9), "radios[0].fading_chunks: 1000000000 is out of range; allowed: 1..4096"),
     (lambda r: r.update(fading_period="0s"), "radios[0].fading_period: 0s is out of range; allowed: 1ms..3600s"),
+    (lambda r: r.update(rlc_reporting="exact"),
+     "radios[0].rlc_reporting: 'exact' is not allowed; choose one of: ideal, ns3-mmwave"),
+    (lambda r: r.update(rlc_report_timer="0s"), "radios[0].rlc_report_timer: 0s is out of range; allowed: 1us..10s"),
 ])
 def test_radio_schema_errors(edit, needle):
     raw = dict(load("thesis-edge").raw)

@@ -21,6 +21,8 @@
 //! | `timestamps` | on | on | ns-3 `TcpSocketBase::Timestamp`; Linux `tcp_timestamps=1` |
 //! | growth per ACK | per ns-3 class | per Linux module | [`crate::cca`] algorithms read [`Profile`] |
 //! | ssthresh input | bytes in flight | cwnd | ns-3 `GetSsThresh(tcb, BytesInFlight())`; Linux `ca_ops->ssthresh(sk)` |
+//! | retransmission size | one MSS from the lost byte: the outstanding segments are re-cut (a short lost segment joins the next lost one) | the segment as sent (`tcp_retrans_try_collapse` joins segments only when together they fit one MSS: not modelled) | ns-3 `TcpTxBuffer::GetTransmittedSegment`; Linux `__tcp_retransmit_skb` |
+//! | application-limited mark | at the application's write: under a segment left from `m_nextTxSequence`, cwnd not full, every lost byte retransmitted | when the sender finds nothing to send with room in cwnd and in the send buffer | ns-3 `TcpRateLinux::CalculateAppLimited` (from `TcpSocketBase::Send`); Linux `tcp_rate_check_app_limited` |
 //! | ssthresh on RTO | unless in Loss with the head already retransmitted | only at the start of a new episode | ns-3 `ReTxTimeout`; Linux `tcp_enter_loss` |
 //!
 //! Identical in both references, so no switch: SACK (loss detection: `rack` above), PRR

@@ -327,6 +327,101 @@ impl Scoreboard {
         id
     }
 
+    /// Re-cut the outstanding data for a retransmission of `want` bytes from segment `id`, as
+    /// ns-3 3.35-3.37's transmit buffer does (`TcpTxBuffer::GetTransmittedSegment` and
+    /// `GetPacketFromList`): the segment may join the next one when that is not SACKed and
+    /// carries the same lost mark, and the result is cut at `want` bytes; the rest stays a
+    /// segment of its own. So a lost short segment (the send buffer's odd tail) goes out as a
+    /// full one and the short rest moves up the lost run. Returns the length now at `id`.
+    pub fn resegment(&mut self, id: u64, want: u32) -> u32 {
+        let i = self.idx(id);
+        let a = self.segs[i];
+        // GetTransmittedSegment: how far the merge may reach
+        let want = match self.segs.get(i + 1) {
+            Some(b) if !b.sacked && b.lost == a.lost => want.min(a.len + b.len),
+            _ => want.min(a.len),
+        };
+        if want == a.len {
+            return want;
+        }
+        if want < a.len {
+            // SplitItems: the first `want` bytes become an item of their own
+            let mut rest = a;
+            rest.seq += want as u64;
+            rest.len -= want;
+            rest.skb_start = false;
+            self.segs[i].len = want;
+            self.insert_segment(i + 1, rest);
+            return want;
+        }
+        let b = self.segs[i + 1];
+        // MergeItems: a retransmitted mark on one side only is dropped, the later send time kept
+        let (mut a2, mut b2) = (a, b);
+        if a.rtx_inflight != b.rtx_inflight {
+            let marked = if a.rtx_inflight { a.len } else { b.len };
+            self.retrans_bytes -= marked as u64;
+            a2.rtx_inflight = false;
+            b2.rtx_inflight = false;
+        }
+        a2.sent_at = a.sent_at.max(b.sent_at);
+        if want == a.len + b.len {
+            a2.len = want;
+            self.segs[i] = a2;
+            self.remove_segment(i + 1);
+        } else {
+            // merged, then split at `want`: the rest keeps the merged item's delivery-rate
+            // snapshot (the first's, `m_rateInfo` is not copied by SplitItems) and the later
+            // send time; its bytes keep the second segment's transmission history (Karn)
+            a2.len = want;
+            b2.seq = a.seq + want as u64;
+            b2.len = a.len + b.len - want;
+            b2.sent_at = a2.sent_at;
+            b2.delivered = a.delivered;
+            b2.delivered_time = a.delivered_time;
+            b2.first_sent_time = a.first_sent_time;
+            b2.app_limited = a.app_limited;
+            self.segs[i] = a2;
+            self.segs[i + 1] = b2;
+            if b2.lost && !b2.rtx_inflight {
+                self.rtx.push(id + 1); // a mark dropped by the merge: due again
+            }
+        }
+        self.unmarked_hint = self.unmarked_hint.min(id);
+        want
+    }
+
+    /// Insert `rec` at index `i` (a split): every stored id from there on moves up by one.
+    fn insert_segment(&mut self, i: usize, rec: SegRec) {
+        let id = self.base_id + i as u64;
+        self.renumber(|x| if x >= id { x + 1 } else { x });
+        self.segs.insert(i, rec);
+        if rec.lost && !rec.sacked && !rec.rtx_inflight {
+            self.rtx.push(id);
+        }
+    }
+
+    /// Remove the segment at index `i` (merged into the one before): the ids above move down
+    /// and the removed one's become its predecessor's.
+    fn remove_segment(&mut self, i: usize) {
+        let id = self.base_id + i as u64;
+        self.segs.remove(i);
+        self.renumber(|x| if x >= id { x - 1 } else { x });
+    }
+
+    /// Apply `f` to every stored segment id (the rare re-cut of the outstanding data).
+    fn renumber(&mut self, f: impl Fn(u64) -> u64) {
+        self.lost_hint = f(self.lost_hint);
+        self.unmarked_hint = f(self.unmarked_hint);
+        for e in self.rtx_order.iter_mut() {
+            e.1 = f(e.1);
+        }
+        let mut queued: Vec<u64> = self.rtx.ascending.drain(..).chain(self.rtx.other.drain().map(|r| r.0)).collect();
+        queued.sort_unstable();
+        for id in queued {
+            self.rtx.push(f(id));
+        }
+    }
+
     /// Record a retransmission of segment `id`.
     pub fn on_retransmit(&mut self, id: u64, now: Time) {
         let i = self.idx(id);
@@ -893,6 +988,80 @@ mod tests {
 
     fn r(a: u64, b: u64) -> Range {
         Range::new(a * MSS as u64, b * MSS as u64)
+    }
+
+    /// Segments of the given lengths, back to back from 0.
+    fn board_of(lens: &[u32]) -> Scoreboard {
+        let mut b = Scoreboard::keeping_sacked_retransmissions(true);
+        let mut seq = 0;
+        for (i, &len) in lens.iter().enumerate() {
+            b.push_new(SegRec::new(seq, len, Time(i as u64)));
+            seq += len as u64;
+        }
+        b
+    }
+
+    fn lens(b: &Scoreboard) -> Vec<u32> {
+        b.segs.iter().map(|s| s.len).collect()
+    }
+
+    /// ns-3's transmit buffer re-cuts a retransmission (`GetTransmittedSegment`): a lost
+    /// 200-byte segment followed by lost full ones goes out as a full segment, the 200-byte
+    /// rest moving up the lost run until it meets a segment in another state.
+    #[test]
+    fn a_short_lost_segment_is_resent_full_and_its_rest_moves_up_the_lost_run() {
+        let mut b = board_of(&[200, MSS, MSS, MSS, MSS]);
+        b.on_ack(0, &[Range::new(200 + 3 * MSS as u64, 200 + 4 * MSS as u64)], |_| {});
+        b.on_ack(0, &[Range::new(200 + 2 * MSS as u64, 200 + 4 * MSS as u64)], |_| {});
+        assert_eq!(b.mark_losses(1), 200 + MSS as u64 * 2);
+        for expect in [vec![MSS, 200, MSS, MSS, MSS], vec![MSS, MSS, 200, MSS, MSS]] {
+            let id = b.next_lost().unwrap();
+            assert_eq!(b.resegment(id, MSS), MSS);
+            b.on_retransmit(id, Time(10));
+            assert_eq!(lens(&b), expect);
+            b.check().unwrap();
+        }
+        // the rest now sits before a SACKed segment: it goes alone
+        let id = b.next_lost().unwrap();
+        assert_eq!((b.get(id).seq, b.resegment(id, MSS)), (2 * MSS as u64, 200));
+        b.on_retransmit(id, Time(11));
+        assert_eq!(b.next_lost(), None);
+        assert_eq!((b.lost_bytes(), b.retrans_bytes()), (200 + 2 * MSS as u64, 200 + 2 * MSS as u64));
+        b.check().unwrap();
+        // a segment in flight (not marked lost) is not joined to a lost one either
+        let mut c = board_of(&[200, MSS]);
+        c.mark_head_lost(true);
+        assert_eq!(c.resegment(0, MSS), 200);
+    }
+
+    /// Two short lost segments that fit one MSS become one (the ids above move down), and a
+    /// request shorter than the segment splits it (the ids above move up); the loss queue
+    /// follows the renumbering.
+    #[test]
+    fn short_neighbours_merge_and_a_short_request_splits() {
+        let mut b = board_of(&[200, 300, MSS, MSS, MSS, MSS]);
+        b.on_ack(0, &[Range::new(500 + 3 * MSS as u64, 500 + 4 * MSS as u64)], |_| {});
+        b.on_ack(0, &[Range::new(500 + 2 * MSS as u64, 500 + 4 * MSS as u64)], |_| {});
+        b.on_ack(0, &[Range::new(500 + MSS as u64, 500 + 4 * MSS as u64)], |_| {});
+        assert_eq!(b.mark_losses(3), 500 + MSS as u64);
+        assert_eq!(b.resegment(0, MSS), 500);
+        assert_eq!(lens(&b), vec![500, MSS, MSS, MSS, MSS]);
+        b.on_retransmit(0, Time(10));
+        assert_eq!(b.next_lost(), Some(1));
+        assert_eq!(b.get(1).seq, 500);
+        b.check().unwrap();
+        assert_eq!(b.resegment(1, 600), 600);
+        assert_eq!(lens(&b), vec![500, 600, MSS - 600, MSS, MSS, MSS]);
+        b.on_retransmit(1, Time(11));
+        assert_eq!(b.next_lost(), Some(2));
+        b.check().unwrap();
+        // a marked retransmission merged with an unmarked segment loses its mark (MergeItems)
+        let mut c = board_of(&[200, MSS, MSS]);
+        c.on_retransmit(1, Time(5));
+        assert_eq!(c.retrans_bytes(), MSS as u64);
+        assert_eq!(c.resegment(0, MSS), MSS);
+        assert_eq!((lens(&c), c.retrans_bytes()), (vec![MSS, 200, MSS], 0));
+        c.check().unwrap();
     }
 
     /// Linux's skbs over the outstanding data (`with_skbs`): two skbs of five segments sent;

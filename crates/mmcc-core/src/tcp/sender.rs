@@ -115,6 +115,10 @@ pub struct TcpSender {
     /// fast recovery marks the head lost and before each retransmission, so never counting this
     /// ACK's own transmissions.
     ns3_flight: u64,
+    /// ns3 profile: `m_nextTxSequence`, where ns-3's next transmission starts: the end of the
+    /// last segment `SendPendingData` sent, the start of the last one `DoRetransmit` sent, at
+    /// least the cumulative ACK after `NewAck`. Its application-limited test reads it.
+    ns3_next_tx: u64,
     /// Cumulatively acknowledged segments waiting for ns-3's rate-sampler order (a reused buffer).
     ns3_cum_delivered: Vec<crate::tcp::scoreboard::SegRec>,
     /// When the SYN went out, if it was not retransmitted (its RTT sample, `ns3` profile).
@@ -189,6 +193,7 @@ impl TcpSender {
             dupacks: 0,
             dup_bytes: 0,
             ns3_flight: 0,
+            ns3_next_tx: 0,
             syn_sent: None,
             ns3_cum_delivered: Vec::new(),
             recover: None,
@@ -368,8 +373,33 @@ impl TcpSender {
     /// The application writes what it has and the send buffer takes (ns-3: `NotifySend`).
     fn notify_send(&mut self, now: Time) {
         if !self.app_stopped && self.active {
-            self.app.catch_up(now, self.buffer_space());
+            let before = self.app.written;
+            let added = self.app.catch_up(now, self.buffer_space());
+            if added > 0 && self.cfg.profile == Profile::Ns3 {
+                self.ns3_check_app_limited(before + added.min(self.app.bulk_write_size()));
+            }
         }
+    }
+
+    /// ns-3 3.37 `TcpSocketBase::Send` -> `TcpRateLinux::CalculateAppLimited`, after each
+    /// write (the first one decides: later writes only add data): the flight is application-
+    /// limited when less than a segment is left to send from `m_nextTxSequence` to the end of
+    /// the buffer (`tail`), cwnd is not full and every lost byte has been retransmitted. ns-3
+    /// marks the bubble here only, never when `SendPendingData` runs out of data (Linux
+    /// `tcp_rate_check_app_limited` at the start of `tcp_sendmsg` is the model it follows).
+    fn ns3_check_app_limited(&mut self, tail: u64) {
+        let pipe = self.pipe();
+        if tail.saturating_sub(self.ns3_next_tx) < self.mss
+            && pipe < self.cc.cwnd
+            && self.sb.lost_bytes() <= self.sb.retrans_bytes()
+        {
+            self.rate.on_app_limited(pipe);
+        }
+    }
+
+    /// ns-3 `NewAck`: after its `NotifySend`, `m_nextTxSequence` moves up to the ACK.
+    fn ns3_new_ack(&mut self) {
+        self.ns3_next_tx = self.ns3_next_tx.max(self.sb.snd_una);
     }
 
     fn pacing_rate(&self) -> Option<Bandwidth> {
@@ -467,10 +497,13 @@ impl TcpSender {
         if idle {
             self.ack_probe(ctx);
         }
-        if self.ns3_bulk() && ack.advanced && self.cc.state != CaState::Disorder {
+        if self.cfg.profile == Profile::Ns3 && ack.advanced && self.cc.state != CaState::Disorder {
             // ns-3 ProcessAck's NewAck -> NotifySend, before SendPendingData (a partial ACK in
             // recovery has called it already, after DoRetransmit)
-            self.notify_send(ctx.now);
+            if self.ns3_bulk() {
+                self.notify_send(ctx.now);
+            }
+            self.ns3_new_ack();
         }
         self.try_send(ctx);
         self.record_window(ctx);

@@ -58,7 +58,7 @@ impl TcpSender {
             }
             // RFC 6675 NextSeg() rule 1: retransmit the first lost segment.
             if let Some(id) = self.sb.next_lost().filter(|_| !new_only) {
-                if pipe + self.sb.get(id).len as u64 > self.cc.cwnd {
+                if self.retransmission_blocked(id, pipe) {
                     return true;
                 }
                 self.tx_start_event();
@@ -73,7 +73,7 @@ impl TcpSender {
                 // again, once cwnd has room for a full segment (SendPendingData's SWS check).
                 let rule3 = if !new_only && self.ns3_rule3() { self.sb.first_unmarked() } else { None };
                 if let Some(id) = rule3 {
-                    if pipe + self.mss > self.cc.cwnd {
+                    if self.retransmission_blocked(id, pipe) {
                         return true;
                     }
                     self.tx_start_event();
@@ -89,8 +89,11 @@ impl TcpSender {
                 if pipe + self.mss <= self.cc.cwnd && self.buffer_space() > 0 {
                     // Application-limited (the application has no data although the send
                     // buffer has room; a full buffer is not the application's doing): mark
-                    // the bubble and wait for the next write.
-                    self.rate.on_app_limited(pipe);
+                    // the bubble and wait for the next write. ns-3 marks it at the write
+                    // instead (`ns3_check_app_limited`).
+                    if self.cfg.profile == Profile::Linux {
+                        self.rate.on_app_limited(pipe);
+                    }
                     self.cc.app_limited = true;
                     if let Some(t) = self.app.next_write_time().filter(|_| !self.app_stopped) {
                         Self::arm(&mut self.app_timer, TimerKind::App, t.max(ctx.now), ctx);
@@ -126,6 +129,19 @@ impl TcpSender {
             self.cc.app_limited = false;
             self.tx_start_event();
             self.send_new(len as u32, false, ctx);
+        }
+    }
+
+    /// Whether the window keeps segment `id` from going out again now (`pipe` in flight).
+    /// Linux (`tcp_xmit_retransmit_queue`): the segment as sent must fit cwnd. ns-3
+    /// (`SendPendingData`): its silly-window check asks room for a full segment unless all the
+    /// data from there to the end of the buffer fits, and the retransmission then takes up to
+    /// one MSS from the lost byte ([`Self::retransmit`]).
+    fn retransmission_blocked(&self, id: u64, pipe: u64) -> bool {
+        let window = self.cc.cwnd.saturating_sub(pipe);
+        match self.cfg.profile {
+            Profile::Linux => self.sb.get(id).len as u64 > window,
+            Profile::Ns3 => window == 0 || (window < self.mss && self.app.written - self.sb.get(id).seq > window),
         }
     }
 
@@ -310,6 +326,8 @@ impl TcpSender {
         self.rate.on_send(&mut rec, ctx.now, idle);
         self.sb.push_new(rec);
         self.cc.high_tx = self.sb.snd_nxt;
+        // SendPendingData advances m_nextTxSequence past the segment, DoRetransmit does not
+        self.ns3_next_tx = if forced { seq } else { seq + len as u64 };
         if !forced && self.pipe() > self.cc.cwnd {
             self.over_cwnd_sends += 1;
         }
@@ -319,11 +337,20 @@ impl TcpSender {
     /// Retransmit segment `id`; `forced`: RFC 6675 (4.3), sent whatever cwnd says.
     pub(super) fn retransmit(&mut self, id: u64, forced: bool, ctx: &mut Ctx) {
         let now = ctx.now;
+        if self.cfg.profile == Profile::Ns3 {
+            // ns-3 `SendDataPacket` -> `TcpTxBuffer::CopyFromSequence`: up to one MSS
+            // (SendPendingData's min(window, MSS) is a full MSS once the window check passed;
+            // DoRetransmit asks NextSeg's one MSS), no further than what was sent; the
+            // transmit buffer re-cuts its items to that size (`Scoreboard::resegment`)
+            let want = self.mss.min(self.sb.snd_nxt - self.sb.get(id).seq) as u32;
+            self.sb.resegment(id, want);
+        }
         self.undo.retrans_stamp.get_or_insert(now); // Linux tcp_retransmit_skb
         let idle = self.starts_transmission();
         self.rate.on_send(self.sb.get_mut(id), now, idle);
         self.sb.on_retransmit(id, now);
         let (seq, len) = (self.sb.get(id).seq, self.sb.get(id).len);
+        self.ns3_next_tx = if forced { seq } else { seq + len as u64 };
         if !forced && self.pipe() > self.cc.cwnd {
             self.over_cwnd_sends += 1;
         }

@@ -442,6 +442,7 @@ impl TcpSender {
                 self.notify_send(ctx.now);
                 self.ns3_flight = self.pipe();
             }
+            self.ns3_new_ack();
         }
     }
 

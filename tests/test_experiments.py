@@ -178,12 +178,16 @@ def test_reproduce_mmstcp_tables(mmcc_cli, tmp_path):
             assert r["dupack_per_packet"] == r["dupacks"] / packets
             assert r["dupack_per_packet_first_3s"] <= r["dupack_per_packet"]
     # runs stuck at one segment per timeout (ns-3's loop, docs/tcp-profiles.md) are listed by
-    # name in the report; S-TCP at seed 1 of scenario 1 is one (0.76 s to 2 s), CUBIC is not
-    stalled = {(r["scenario"], r["cca"]) for r in load_summaries(out).to_pylist() if r["stalled_flows"]}
-    assert ("mmstcp-1", "scalable") in stalled and ("mmstcp-1", "cubic") not in stalled
+    # name in the report, and only those: with the 200 ms minimum RTO of these presets most runs
+    # of 2 s fall into it after the first timeout (S-TCP at seed 1 of scenario 1 among them),
+    # two-flow S-TCP does not
+    summaries = [r for r in load_summaries(out).to_pylist() if r["seed"] == 1]
+    stalled = {(r["scenario"], r["cca"]) for r in summaries if r["stalled_flows"]}
+    assert ("mmstcp-1", "scalable") in stalled and ("mmstcp-fair2", "scalable") not in stalled
     report = (out / "report.html").read_text()
     assert "<h2>Stalled runs</h2>" in report and "mmstcp-1 scalable seed 1: 1 of 1 flow(s)" in report
-    assert "mmstcp-1 cubic seed 1" not in report
+    for r in summaries:
+        assert (f"[run {r['run_id']}]" in report) == bool(r["stalled_flows"]), (r["scenario"], r["cca"])
 
 
 def test_reproduce_dtcp_tables(mmcc_cli, tmp_path):

@@ -467,6 +467,7 @@ RADIO_FIELDS: dict[str, tuple[Parser, str]] = {
     "cqi_expiry": (TIME, "cqi_expiry"),
     "cqi_report_delay": (TIME, "cqi_report_delay"),
     "rlc_reporting": (ONE_OF("ideal", "ns3-mmwave"), "rlc_reporting"),
+    "pdcp_header": (SIZE32, "pdcp_header"),
     "rlc_report_timer": (TIME, "rlc_report_timer"),
     "rlc_status_prohibit": (TIME, "rlc_status_prohibit"),
     "fading": (ONE_OF("none", "ns3-mmwave"), "fading"),

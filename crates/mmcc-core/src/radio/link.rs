@@ -283,11 +283,16 @@ impl Direction {
             || !self.pending.is_empty()
     }
 
-    fn enqueue(&mut self, pkt: &Packet, now: Time) -> Result<(), DropCause> {
-        let size = pkt.wire_bytes();
+    /// A packet arrives with `header` bytes of PDCP on it. A drop-tail limit counts what the
+    /// RLC still has to send, the untransmitted rest of a segmented SDU included (ns-3
+    /// `LteRlcAm::DoTransmitPdcpPdu` tests `m_txonBufferSize`, into which
+    /// `DoNotifyTxOpportunity` puts such a rest back).
+    fn enqueue(&mut self, pkt: &Packet, header: u32, now: Time) -> Result<(), DropCause> {
+        let size = pkt.wire_bytes() + header;
+        let buffered = self.buffered_bytes();
         match &mut self.waiting {
-            Waiting::DropTail { q, bytes, limits } => {
-                if !limits.admits(*bytes, q.len() as u64, size as u64) {
+            Waiting::DropTail { q, limits, bytes } => {
+                if !limits.admits(buffered, q.len() as u64, size as u64) {
                     self.stats.buffer_drops += 1;
                     return Err(DropCause::QueueFull);
                 }
@@ -845,7 +850,8 @@ impl RadioLink {
         pkt: &Packet,
         now: Time,
     ) -> Result<Option<Time>, DropCause> {
-        self.dirs[d].enqueue(pkt, now)?;
+        let header = if self.trace_mode { 0 } else { self.cfg.pdcp_header };
+        self.dirs[d].enqueue(pkt, header, now)?;
         if d == 1 {
             if let Some(r) = self.dirs[0].reports.as_mut() {
                 r.on_uplink_sdu(now);
@@ -1095,6 +1101,44 @@ mod tests {
         assert!(ideal_gap <= 100_000, "without the record the last SDU follows at once: {ideal_gap} ns");
         // the poll's STATUS: the uplink's 4 slots of scheduling delay, then the next slot
         assert!((400_000..=700_000).contains(&ns3_gap), "the last SDU waited {ns3_gap} ns");
+    }
+
+    /// The drop-tail RLC buffer counts each SDU with its 2-byte PDCP header and, once the first
+    /// SDU is segmented, its unsent rest: a buffer of exactly two SDUs (2 x (1452 + 2) bytes)
+    /// takes two packets; after a block that sends part of the first, a third is refused while
+    /// the rest and the second would leave it no room, and taken once both are sent.
+    #[test]
+    fn the_rlc_buffer_counts_pdcp_headers_and_the_rest_of_a_segmented_sdu() {
+        let sdu = Packet::data(0, 0, 1, 0, 1400, Time::ZERO, false).wire_bytes() as u64 + 2;
+        let cfg = RadioConfig {
+            link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
+            // a few hundred bytes per 25 us block at -5 dB: the first SDU goes in pieces
+            sinr_schedule: vec![super::super::SinrStep { t: Time::ZERO, sinr_db: -5.0 }],
+            slot: Dur::from_micros(25),
+            harq_max_tx: 1,
+            rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(2 * sdu), limit_packets: None, room_bytes: None },
+            ..RadioConfig::default()
+        };
+        let mut r = RadioLink::new(&cfg, 0, 1, 3, "r");
+        let t0 = Time::from_millis(1);
+        r.update(t0);
+        let pkt = |k: u64| Packet::data(0, 0, 1, k * 1400, 1400, t0, false);
+        r.enqueue(0, &pkt(0), t0).unwrap();
+        r.enqueue(0, &pkt(1), t0).unwrap();
+        assert_eq!(r.dirs[0].buffered_bytes(), 2 * sdu);
+        assert!(r.enqueue(0, &pkt(2), t0).is_err(), "two SDUs with their PDCP headers fill it");
+        let (mut out, mut drops) = (Vec::new(), Vec::new());
+        r.slot(0, t0, &mut out, &mut drops);
+        let left = r.dirs[0].buffered_bytes();
+        assert!(left > sdu && left < 2 * sdu, "part of the first SDU went: {left} bytes left");
+        assert!(r.enqueue(0, &pkt(2), t0).is_err(), "the rest of the first SDU still counts");
+        let mut now = t0;
+        while r.dirs[0].buffered_bytes() > 0 && now < Time::from_millis(20) {
+            now += cfg.slot;
+            r.update(now);
+            r.slot(0, now, &mut out, &mut drops);
+        }
+        assert!(r.enqueue(0, &pkt(2), now).is_ok());
     }
 
     #[test]

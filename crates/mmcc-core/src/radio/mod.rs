@@ -75,6 +75,11 @@ pub struct RadioConfig {
     pub rlc_max_retx: u32,
     /// gNB RLC transmit buffer (downlink); the UE's uses the same discipline.
     pub rlc_buffer: QueueConfig,
+    /// PDCP header bytes on every RLC SDU (each IP packet), counted in the RLC buffer and
+    /// carried over the air: 2 with a 12-bit sequence number (3GPP TS 38.323 6.2.2.2; ns-3
+    /// `LtePdcp::DoTransmitPdcpSdu` adds its 2-byte `LtePdcpHeader`). Not in trace mode,
+    /// whose opportunities count IP packets.
+    pub pdcp_header: u32,
     pub ul_scheduling_slots: u32,
     /// How long the gNB keeps the UE's downlink CQI after its last report (ns3-mmwave:
     /// `MmWaveFlexTtiMacScheduler::CqiTimerThreshold` subframes, `RefreshDlCqiMaps`); the UE
@@ -149,6 +154,7 @@ impl Default for RadioConfig {
                 limit_packets: None,
                 room_bytes: None,
             },
+            pdcp_header: 2,
             ul_scheduling_slots: 4,
             cqi_expiry: None,
             cqi_report_delay: Dur::ZERO,

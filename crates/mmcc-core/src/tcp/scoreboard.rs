@@ -333,6 +333,7 @@ impl Scoreboard {
     /// carries the same lost mark, and the result is cut at `want` bytes; the rest stays a
     /// segment of its own. So a lost short segment (the send buffer's odd tail) goes out as a
     /// full one and the short rest moves up the lost run. Returns the length now at `id`.
+    #[inline(never)]
     pub fn resegment(&mut self, id: u64, want: u32) -> u32 {
         let i = self.idx(id);
         let a = self.segs[i];

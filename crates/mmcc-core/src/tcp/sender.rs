@@ -387,6 +387,7 @@ impl TcpSender {
     /// the buffer (`tail`), cwnd is not full and every lost byte has been retransmitted. ns-3
     /// marks the bubble here only, never when `SendPendingData` runs out of data (Linux
     /// `tcp_rate_check_app_limited` at the start of `tcp_sendmsg` is the model it follows).
+    #[inline(never)]
     fn ns3_check_app_limited(&mut self, tail: u64) {
         let pipe = self.pipe();
         if tail.saturating_sub(self.ns3_next_tx) < self.mss

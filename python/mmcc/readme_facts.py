@@ -3,8 +3,8 @@
 The README marks each one `<!-- fact:NAME -->VALUE<!-- /fact -->` (a block: the lines between
 `<!-- fact:NAME -->` and `<!-- /fact -->`). `python -m mmcc.readme_facts --write` recomputes
 every fact and rewrites the README (and, with `--figures`, the figures it shows);
-`python -m mmcc.readme_facts --check` (and tests/test_readme.py) fails when a quoted value is
-no longer what the code gives. Runs are seeded, so each value is exact.
+`python -m mmcc.readme_facts` without arguments (and tests/test_readme.py) fails when a quoted
+value is no longer what the code gives. Runs are seeded, so each value is exact.
 """
 
 from __future__ import annotations
@@ -57,6 +57,15 @@ def _flow(col: str) -> float:
     return _thesis_newreno().flows.column(col)[0].as_py()
 
 
+def _oracle_bbr(buffer: str, per: str) -> float:
+    """Goodput of a stored ns3-mmwave run (the build with ns-3.35's TCP, seed 1, 12 s)."""
+    import csv
+
+    path = ROOT / "validation" / "mmwave-runs-tcp-3.35" / f"bbr-edge-{buffer}-{per}-s1-12s" / "flows.csv"
+    with open(path) as f:
+        return float(next(csv.DictReader(f))["goodput_mbps"])
+
+
 FACTS = {
     "thesis-newreno-summary": _summary_block,
     "thesis-newreno-first-loss-s": lambda: f"{_first_event('fast_retransmit'):.1f}",
@@ -67,6 +76,8 @@ FACTS = {
     "bbr-edge-per1e-7-mbps": lambda: f"{_bbr(1e-7, False):.0f}",
     "bbr-edge-app-limited-mbps": lambda: f"{_bbr(0.0, True):.0f}",
     "bbr-edge-lossless-rtos": lambda: f"{int(_bbr_run(0.0, False).flows.column('rtos')[0].as_py())}",
+    "oracle-bbr-edge-per1e-7-mbps": lambda: f"{_oracle_bbr('2.5MiB', '1e-07'):.1f}",
+    "oracle-bbr-edge-lossless-mbps": lambda: f"{_oracle_bbr('2.5MiB', '0'):.1f}",
 }
 
 

@@ -16,6 +16,7 @@
 //! - a sample shorter than the minimum RTT (ns-3's `m_minRtt`, the smallest smoothed RTT)
 //!   resets the prior time to zero.
 
+use super::profile::Profile;
 use super::scoreboard::SegRec;
 pub use crate::cca::RateSample;
 use crate::time::{Bandwidth, Dur, Time};
@@ -23,7 +24,7 @@ use crate::time::{Bandwidth, Dur, Time};
 #[derive(Clone, Debug, Default)]
 pub struct RateSampler {
     /// Follow ns-3's `TcpRateLinux` (see the module notes) instead of Linux.
-    pub ns3: bool,
+    ns3: bool,
     /// C.delivered: bytes delivered so far.
     pub delivered: u64,
     /// C.delivered_time.
@@ -46,9 +47,15 @@ pub struct RateSampler {
 }
 
 impl RateSampler {
-    /// A sampler following ns-3's `TcpRateLinux` (`ns3`) or Linux.
-    pub fn new(ns3: bool) -> RateSampler {
-        RateSampler { ns3, ..RateSampler::default() }
+    /// A sampler following the reference stack of `profile`: ns-3's `TcpRateLinux` or Linux's
+    /// `tcp_rate.c`.
+    pub fn new(profile: Profile) -> RateSampler {
+        RateSampler { ns3: profile == Profile::Ns3, ..RateSampler::default() }
+    }
+
+    /// Whether this sampler follows ns-3's `TcpRateLinux`.
+    pub fn follows_ns3(&self) -> bool {
+        self.ns3
     }
 
     /// Snapshot the connection state into a segment being (re)transmitted (draft 3.2).

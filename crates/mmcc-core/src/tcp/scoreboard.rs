@@ -15,6 +15,24 @@ use crate::time::{Dur, Time};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+/// Whether a SACKed retransmission still counts in the pipe until it is cumulatively
+/// acknowledged (ns-3 3.37's `TcpTxBuffer` keeps `m_retrans`) or leaves it when SACKed
+/// (RFC 6675 `SetPipe`, Linux `tcp_sacktag_one`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SackedRetransmission {
+    LeavesThePipe,
+    StaysCounted,
+}
+
+/// What marking the head lost does to a retransmission of it still in flight: ns-3 3.37's
+/// `TcpTxBuffer::MarkHeadAsLost` forgets it (`m_retrans` cleared), Linux's
+/// `tcp_mark_skb_lost` keeps it counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeadRetransmission {
+    Forgotten,
+    Kept,
+}
+
 /// One segment in flight (or lost, or SACKed, but not yet cumulatively acknowledged).
 #[derive(Clone, Copy, Debug)]
 pub struct SegRec {
@@ -175,9 +193,12 @@ impl Scoreboard {
         Self::default()
     }
 
-    /// A scoreboard that keeps SACKed retransmissions counted as ns-3 does (see the field).
-    pub fn keeping_sacked_retransmissions(keep: bool) -> Self {
-        Scoreboard { sacked_retransmissions_stay_counted: keep, ..Self::default() }
+    /// A scoreboard whose SACKed retransmissions follow `rule` (see the field).
+    pub fn with_sacked_retransmissions(rule: SackedRetransmission) -> Self {
+        Scoreboard {
+            sacked_retransmissions_stay_counted: rule == SackedRetransmission::StaysCounted,
+            ..Self::default()
+        }
     }
 
     /// Detect losses by time with RACK (RFC 8985) instead of RFC 6675's count.
@@ -776,15 +797,15 @@ impl Scoreboard {
     }
 
     /// Mark the first unacknowledged segment lost (fast retransmit on three duplicate ACKs
-    /// without enough SACK information). `forget_retransmission`: ns-3 3.37's
-    /// `TcpTxBuffer::MarkHeadAsLost` also clears the head's `m_retrans` mark, so a head whose
+    /// without enough SACK information). With `HeadRetransmission::Forgotten` (ns-3 3.37's
+    /// `TcpTxBuffer::MarkHeadAsLost` clears the head's `m_retrans` mark) a head whose
     /// retransmission is still outstanding (NextSeg rule 3, a partial ACK's `DoRetransmit`)
     /// leaves BytesInFlight until it is sent again; Linux's `tcp_mark_skb_lost` keeps
-    /// `TCPCB_SACKED_RETRANS` on an skb it newly marks lost.
-    pub fn mark_head_lost(&mut self, forget_retransmission: bool) {
+    /// `TCPCB_SACKED_RETRANS` on an skb it newly marks lost (`Kept`).
+    pub fn mark_head_lost(&mut self, rule: HeadRetransmission) {
         if let Some(s) = self.segs.front_mut() {
             if !s.sacked && !s.lost {
-                if forget_retransmission && s.rtx_inflight {
+                if rule == HeadRetransmission::Forgotten && s.rtx_inflight {
                     s.rtx_inflight = false;
                     self.retrans_bytes -= s.len as u64;
                 }
@@ -993,7 +1014,7 @@ mod tests {
 
     /// Segments of the given lengths, back to back from 0.
     fn board_of(lens: &[u32]) -> Scoreboard {
-        let mut b = Scoreboard::keeping_sacked_retransmissions(true);
+        let mut b = Scoreboard::with_sacked_retransmissions(SackedRetransmission::StaysCounted);
         let mut seq = 0;
         for (i, &len) in lens.iter().enumerate() {
             b.push_new(SegRec::new(seq, len, Time(i as u64)));
@@ -1031,7 +1052,7 @@ mod tests {
         b.check().unwrap();
         // a segment in flight (not marked lost) is not joined to a lost one either
         let mut c = board_of(&[200, MSS]);
-        c.mark_head_lost(true);
+        c.mark_head_lost(HeadRetransmission::Forgotten);
         assert_eq!(c.resegment(0, MSS), 200);
     }
 
@@ -1127,7 +1148,8 @@ mod tests {
     #[test]
     fn a_sacked_retransmission_stays_in_the_pipe_in_ns3_until_acknowledged() {
         for ns3 in [false, true] {
-            let mut b = Scoreboard::keeping_sacked_retransmissions(ns3);
+            let rule = if ns3 { SackedRetransmission::StaysCounted } else { SackedRetransmission::LeavesThePipe };
+            let mut b = Scoreboard::with_sacked_retransmissions(rule);
             for i in 0..6u64 {
                 b.push_new(SegRec::new(i * MSS as u64, MSS, Time(i)));
             }
@@ -1154,12 +1176,13 @@ mod tests {
         // segments above it are SACKed, too few to mark it lost. Fast retransmit marks it lost:
         // ns-3's MarkHeadAsLost also clears m_retrans (BytesInFlight loses the segment until it
         // is retransmitted again), Linux's tcp_mark_skb_lost keeps the retransmission counted.
-        for (forget, pipe) in [(true, 7000), (false, 8000)] {
+        for (rule, pipe) in [(HeadRetransmission::Forgotten, 7000), (HeadRetransmission::Kept, 8000)] {
+            let forget = rule == HeadRetransmission::Forgotten;
             let mut b = board(10);
             b.on_ack(0, &[r(1, 3)], |_| {});
             b.on_retransmit(0, Time(20));
             assert_eq!(b.pipe(), 9000); // 10 outstanding + 1 retransmission - 2 SACKed
-            b.mark_head_lost(forget);
+            b.mark_head_lost(rule);
             assert!(b.head_is_lost());
             assert_eq!((b.pipe(), b.retrans_bytes()), (pipe, if forget { 0 } else { 1000 }));
             b.check().unwrap();

@@ -10,7 +10,7 @@ use super::app::{App, AppConfig};
 use super::prr::{Prr, Ssrb};
 use super::rate::RateSampler;
 use super::rtt::RttEstimator;
-use super::scoreboard::{Scoreboard, SegRec};
+use super::scoreboard::{HeadRetransmission, SackedRetransmission, Scoreboard, SegRec};
 use super::sndbuf::{self, GSO_MAX_SIZE};
 use super::{Ctx, Profile, TcpSettings, TimerKind};
 use crate::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionEvent, CongestionKind};
@@ -171,7 +171,10 @@ impl TcpSender {
             cca,
             cc,
             sb: {
-                let mut sb = Scoreboard::keeping_sacked_retransmissions(cfg.profile == Profile::Ns3);
+                let mut sb = Scoreboard::with_sacked_retransmissions(match cfg.profile {
+                    Profile::Ns3 => SackedRetransmission::StaysCounted,
+                    Profile::Linux => SackedRetransmission::LeavesThePipe,
+                });
                 if cfg.rack && cfg.sack {
                     sb = sb.with_rack();
                 }
@@ -187,7 +190,7 @@ impl TcpSender {
                 cfg.max_rto,
                 cfg.clock_granularity,
             ),
-            rate: RateSampler::new(cfg.profile == Profile::Ns3),
+            rate: RateSampler::new(cfg.profile),
             app: App::new(app, start),
             app_stopped: false,
             dupacks: 0,
@@ -366,6 +369,14 @@ impl TcpSender {
     /// and in `SendPendingData` when NextSeg found a segment and "there's less app data than the
     /// full window" (`ns3_pending_notify`). So room an ACK frees in Disorder stays empty until
     /// one of these, which matters only when the window outgrows the send buffer.
+    /// What marking the head lost does to its retransmission in flight (see the enum).
+    fn head_retransmission(&self) -> HeadRetransmission {
+        match self.cfg.profile {
+            Profile::Ns3 => HeadRetransmission::Forgotten,
+            Profile::Linux => HeadRetransmission::Kept,
+        }
+    }
+
     fn ns3_bulk(&self) -> bool {
         self.cfg.profile == Profile::Ns3 && self.app.wants_more()
     }
@@ -538,7 +549,7 @@ impl TcpSender {
         let ack_no = pkt.ack();
         let later = &mut self.ns3_cum_delivered;
         let res = self.sb.on_ack(ack_no, blocks, |s| {
-            if rate.ns3 && s.end() <= ack_no {
+            if rate.follows_ns3() && s.end() <= ack_no {
                 later.push(*s);
             } else {
                 rate.on_delivered(s, now);

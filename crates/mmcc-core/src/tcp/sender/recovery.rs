@@ -192,7 +192,7 @@ impl TcpSender {
                 } else {
                     if !self.cfg.sack && ack.advanced {
                         // RFC 6582: a partial ACK retransmits the next unacknowledged segment.
-                        self.sb.mark_head_lost(self.cfg.profile == Profile::Ns3);
+                        self.sb.mark_head_lost(self.head_retransmission());
                     }
                     if self.cfg.profile == Profile::Ns3 {
                         self.ns3_recovery_ack(ack, controls, ctx);
@@ -308,7 +308,7 @@ impl TcpSender {
             self.cca.increase_window(&mut self.cc, &ack.ev);
         }
         // ns-3 validates the interval against m_minRtt, the smallest smoothed RTT
-        let min_rtt = if self.rate.ns3 { self.rtt.min_srtt() } else { self.rtt.min() };
+        let min_rtt = if self.rate.follows_ns3() { self.rtt.min_srtt() } else { self.rtt.min() };
         let mut rs = self.rate.finish(min_rtt);
         rs.rtt = ack.ev.rtt;
         rs.acked_sacked = ack.delivered;
@@ -498,7 +498,7 @@ impl TcpSender {
             self.cc.ssthresh = self.cca.ssthresh(&self.cc);
             self.cc.cwnd = self.mss;
             self.cca.on_congestion_event(&mut self.cc, &ev);
-            self.sb.mark_head_lost(self.cfg.profile == Profile::Ns3);
+            self.sb.mark_head_lost(self.head_retransmission());
             self.dup_bytes = 0;
             self.set_state(CaState::Loss, ctx);
             if let Some(id) = self.sb.next_lost() {
@@ -517,7 +517,7 @@ impl TcpSender {
         if !self.rack() {
             // RFC 6675 (4.2): the head is lost; with RACK the check that started the recovery
             // has marked what is lost (Linux 6.18 marks nothing more)
-            self.sb.mark_head_lost(self.cfg.profile == Profile::Ns3);
+            self.sb.mark_head_lost(self.head_retransmission());
         }
         self.set_state(CaState::Recovery, ctx);
         self.ns3_flight = self.pipe(); // EnterRecovery's BytesInFlight(), head marked lost

@@ -628,7 +628,7 @@ def _cmd_validate_mmwave(a) -> int:
     res = vm.run_validation(out, cases=cases, store=store, runner=a.runner, tree=a.ns3_mmwave, workers=a.workers,
                             tcp=tcp)
     print(f"{res['cases']} cases ({res['runs']} runs): goodput within +-10 % in {100 * res['goodput_within_10pct']:.0f} % "
-          f"(or within two standard errors: {100 * res.get('goodput_within_10pct_or_2se', float('nan')):.0f} %); per-phase "
+          f"(or within two standard errors: {100 * res['goodput_within_10pct_or_2se']:.0f} %); per-phase "
           f"SINR within +-2 dB in {100 * res['phase_sinr_within_2db']:.0f} % and throughput within +-10 % in "
           f"{100 * res['phase_thr_within_10pct']:.0f} % of phases; report: {out}/report.md")
     return 0

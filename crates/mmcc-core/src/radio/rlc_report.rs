@@ -162,6 +162,15 @@ impl RlcReports {
 mod tests {
     use super::*;
 
+    /// The record (at zero) is refreshed to `queued` by a report due exactly at `at`: not
+    /// 1 us before.
+    fn refreshed_exactly_at(r: &mut RlcReports, at: Time, queued: u64) {
+        r.due(Time(at.0 - 1_000), queued, true);
+        assert_eq!(r.record, 0, "refreshed before {at:?}");
+        r.due(at, queued, true);
+        assert_eq!(r.record, queued, "not refreshed at {at:?}");
+    }
+
     fn us(x: u64) -> Time {
         Time(x * 1000)
     }
@@ -177,10 +186,7 @@ mod tests {
         assert_eq!(r.allowance(40_000), 0);
         // the UE answers the poll; its STATUS reaches the gNB 500 us later with 30 bytes left
         r.polled(us(100));
-        r.due(us(599), 30, true);
-        assert_eq!(r.record, 0);
-        r.due(us(600), 30, true);
-        assert_eq!(r.record, 30);
+        refreshed_exactly_at(&mut r, us(600), 30);
     }
 
     #[test]
@@ -193,10 +199,7 @@ mod tests {
         r.due(us(1_000), 7, true);
         assert_eq!(r.record, 7); // the first STATUS (500 us)
         r.record = 0;
-        r.due(us(1_699), 5, true);
-        assert_eq!(r.record, 0);
-        r.due(us(1_700), 5, true);
-        assert_eq!(r.record, 5);
+        refreshed_exactly_at(&mut r, us(1_700), 5);
     }
 
     #[test]
@@ -205,10 +208,7 @@ mod tests {
         r.on_sdu(us(0), 100);
         r.on_sdu(us(1_000), 200); // expires at 5 ms
         r.record = 0;
-        r.due(us(4_999), 50, true);
-        assert_eq!(r.record, 0);
-        r.due(us(5_000), 50, true);
-        assert_eq!(r.record, 50);
+        refreshed_exactly_at(&mut r, us(5_000), 50);
         r.record = 0;
         r.due(us(9_000), 40, true); // periodic: 9 ms
         assert_eq!(r.record, 40);

@@ -404,7 +404,7 @@ impl Scoreboard {
             b2.app_limited = a.app_limited;
             self.segs[i] = a2;
             self.segs[i + 1] = b2;
-            if b2.lost && !b2.rtx_inflight {
+            if b.rtx_inflight && !b2.rtx_inflight && b2.lost {
                 self.rtx.push(id + 1); // a mark dropped by the merge: due again
             }
         }

@@ -362,13 +362,6 @@ impl TcpSender {
         }
     }
 
-    /// A bulk application in the `ns3` profile: it writes on the socket's `NotifySend` only, as
-    /// the runner's `BulkSender` fills the buffer from its send callback. ns-3 3.37 calls it when
-    /// the connection opens (`ProcessSynSent`), in `NewAck` (every ACK that advances snd_una,
-    /// except one that leaves the socket in CA_DISORDER: `ProcessAck` calls no `NewAck` there)
-    /// and in `SendPendingData` when NextSeg found a segment and "there's less app data than the
-    /// full window" (`ns3_pending_notify`). So room an ACK frees in Disorder stays empty until
-    /// one of these, which matters only when the window outgrows the send buffer.
     /// What marking the head lost does to its retransmission in flight (see the enum).
     fn head_retransmission(&self) -> HeadRetransmission {
         match self.cfg.profile {
@@ -377,6 +370,13 @@ impl TcpSender {
         }
     }
 
+    /// A bulk application in the `ns3` profile: it writes on the socket's `NotifySend` only, as
+    /// the runner's `BulkSender` fills the buffer from its send callback. ns-3 3.37 calls it when
+    /// the connection opens (`ProcessSynSent`), in `NewAck` (every ACK that advances snd_una,
+    /// except one that leaves the socket in CA_DISORDER: `ProcessAck` calls no `NewAck` there)
+    /// and in `SendPendingData` when NextSeg found a segment and "there's less app data than the
+    /// full window" (`ns3_pending_notify`). So room an ACK frees in Disorder stays empty until
+    /// one of these, which matters only when the window outgrows the send buffer.
     fn ns3_bulk(&self) -> bool {
         self.cfg.profile == Profile::Ns3 && self.app.wants_more()
     }

@@ -120,6 +120,8 @@ def test_param_cli_error_is_one_line(mmcc_cli):
     (lambda r: r.update(rlc_report_timer="0s"), "radios[0].rlc_report_timer: 0s is out of range; allowed: 1us..10s"),
     (lambda r: r.update(pdcp_header="100B"), "radios[0].pdcp_header: 100 B is out of range; allowed: 0 B..64 B"),
     (lambda r: r.update(pdcp_header="two"), "radios[0].pdcp_header"),
+    (lambda r: r.update(uplink="fdd"), "radios[0].uplink: 'fdd' is not allowed; choose one of: fixed-delay, ns3-mmwave"),
+    (lambda r: r.update(data_symbols=0), "radios[0].data_symbols: 0 is out of range; allowed: 1..1000"),
 ])
 def test_radio_schema_errors(edit, needle):
     raw = dict(load("thesis-edge").raw)

@@ -464,6 +464,8 @@ RADIO_FIELDS: dict[str, tuple[Parser, str]] = {
     "rlc_max_retx": (U32, "rlc_max_retx"),
     "rlc_buffer": (_queue, "rlc_buffer"),
     "ul_scheduling_slots": (U32, "ul_scheduling_slots"),
+    "uplink": (ONE_OF("fixed-delay", "ns3-mmwave"), "uplink"),
+    "data_symbols": (U32, "data_symbols"),
     "cqi_expiry": (TIME, "cqi_expiry"),
     "cqi_report_delay": (TIME, "cqi_report_delay"),
     "rlc_reporting": (ONE_OF("ideal", "ns3-mmwave"), "rlc_reporting"),

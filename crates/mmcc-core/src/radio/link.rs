@@ -24,7 +24,8 @@ use super::fading::Fading;
 use super::mi;
 use super::geometry::{self, Trajectory, Vec3};
 use super::los_tracker::LosTracker;
-use super::rlc_report::{RlcReporting, RlcReports, AMD_HEADER, LI_HALF_BYTES};
+use super::rlc_report::{RlcReporting, RlcReports, AMD_HEADER, LI_HALF_BYTES, PDU_SLACK};
+use super::ul_grants::{self, Grant, UlGrants, UplinkScheduling, UL_MAC_OVERHEAD};
 use super::{PathLossModel, RadioConfig};
 use crate::net::queue::{CoDelQueue, Limits, QueueConfig};
 use crate::net::{DropCause, NodeId, Packet};
@@ -226,6 +227,8 @@ pub struct Direction {
     credit: u64,
     /// The scheduler's record of this buffer (the downlink with `RlcReporting::Ns3Mmwave`).
     reports: Option<RlcReports>,
+    /// PDUs carry RLC headers without a record too (the uplink's grants, `ul_grants.rs`).
+    rlc_headers: bool,
     pub stats: DirStats,
 }
 
@@ -256,6 +259,7 @@ impl Direction {
             rng,
             credit: 0,
             reports: None,
+            rlc_headers: false,
             stats: DirStats::default(),
         }
     }
@@ -392,7 +396,7 @@ impl Direction {
         // new data: the partly sent packet(s) first, then whole packets from the buffer; with
         // the scheduler's record (rlc_report.rs) one PDU of at most its allowance, whose headers
         // take AMD_HEADER bytes and an E/LI field per SDU after the first (in half bytes)
-        let pdu = self.reports.as_ref().map(|r| r.allowance(room));
+        let pdu = self.reports.as_ref().map(|r| r.allowance(room)).or(self.rlc_headers.then_some(room));
         let mut half = match pdu {
             Some(a) if a <= AMD_HEADER => 0,
             Some(a) => 2 * (a - AMD_HEADER),
@@ -518,6 +522,10 @@ pub struct RadioLink {
     slots_per_update: u64,
     trace_mode: bool,
     cqi: DlCqi,
+    /// ns3-mmwave's uplink grants (`RadioConfig::uplink`), and the block the UE filled at the
+    /// last boundary, sent in the subframe after it.
+    ul: Option<UlGrants>,
+    ul_staged: Option<Harq>,
 }
 
 /// The gNB's knowledge of the UE's downlink CQI (`RadioConfig::cqi_expiry`): reports are made
@@ -576,6 +584,9 @@ impl RadioLink {
             ..dl
         };
         let sched = Dur(cfg.slot.0 * cfg.ul_scheduling_slots as u64);
+        let trace_mode = !cfg.trace_dl.is_empty();
+        // with grants a packet waits for its grant, not for a fixed delay
+        let granted = cfg.uplink == UplinkScheduling::Ns3Mmwave && !trace_mode;
         let mut r = RadioLink {
             cfg: cfg.clone(),
             gnb,
@@ -614,15 +625,18 @@ impl RadioLink {
                     ue,
                     gnb,
                     &cfg.rlc_buffer,
-                    sched,
+                    if granted { Dur::ZERO } else { sched },
                     Rng::stream(seed, &format!("{name}/ul/bler")),
                 ),
             ],
             samples: Vec::new(),
             slots_per_update: (cfg.update.0 / cfg.slot.0).max(1),
-            trace_mode: !cfg.trace_dl.is_empty(),
+            trace_mode,
             cqi: DlCqi::default(),
+            ul: granted.then(|| UlGrants::new(cfg.slot, cfg.data_symbols)),
+            ul_staged: None,
         };
+        r.dirs[1].rlc_headers = granted;
         if cfg.rlc_reporting == RlcReporting::Ns3Mmwave && !r.trace_mode {
             // the UE's STATUS PDU goes through the uplink's scheduling delay
             r.dirs[0].reports = Some(RlcReports::new(cfg.rlc_report_timer, cfg.rlc_status_prohibit, sched));
@@ -856,16 +870,24 @@ impl RadioLink {
             if let Some(r) = self.dirs[0].reports.as_mut() {
                 r.on_uplink_sdu(now);
             }
+            if let Some(u) = self.ul.as_mut() {
+                u.report(now, self.dirs[1].buffered_bytes());
+            }
         }
         Ok(self.wake(d, now))
     }
 
+    /// Whether direction `d` has anything to do at the next slot.
+    fn has_work(&self, d: usize) -> bool {
+        self.dirs[d].has_work()
+            || (d == 1 && (self.ul_staged.is_some() || self.ul.as_ref().is_some_and(|u| u.busy())))
+    }
+
     fn wake(&mut self, d: usize, now: Time) -> Option<Time> {
-        let dir = &mut self.dirs[d];
-        if dir.slot_scheduled || !dir.has_work() {
+        if self.dirs[d].slot_scheduled || !self.has_work(d) {
             return None;
         }
-        dir.slot_scheduled = true;
+        self.dirs[d].slot_scheduled = true;
         // next slot boundary
         let slot = self.cfg.slot.0;
         Some(Time(now.0.div_ceil(slot) * slot))
@@ -886,8 +908,11 @@ impl RadioLink {
         self.dirs[d].with_reports(|r, queued, held| r.due(now, queued, held));
         let sinr = self.current(d);
         let outage = sinr.mean_db < self.cfg.outage_sinr_db;
+        self.decide_grants(now);
         if self.trace_mode {
             self.trace_slot(d, now, drops);
+        } else if d == 1 && self.ul.is_some() {
+            self.granted_slot(now, sinr, drops);
         } else if !outage {
             if self.dirs[d].harq.front().is_some_and(|h| h.due <= now) {
                 self.harq_retransmission(d, now, sinr);
@@ -895,12 +920,83 @@ impl RadioLink {
                 self.new_block(d, now, sinr, drops);
             }
         }
-        let dir = &mut self.dirs[d];
-        if dir.has_work() {
-            dir.slot_scheduled = true;
+        if self.has_work(d) {
+            self.dirs[d].slot_scheduled = true;
             Some(now + self.cfg.slot)
         } else {
             None
+        }
+    }
+
+    /// The scheduler's decisions on the uplink grants due by `now` (`ul_grants.rs`).
+    fn decide_grants(&mut self, now: Time) {
+        let Some(mut g) = self.ul.take() else { return };
+        let measured = g.measured_at;
+        g.decide_until(now, |at| self.uplink_request(at, measured));
+        self.ul = Some(g);
+    }
+
+    /// What the decision at `at` needs (`UlGrants::decide_until`): the uplink's bytes per
+    /// symbol at its MCS (MCS 0 without an unexpired measurement of the uplink, as ns3-mmwave's
+    /// scheduler without a UL-CQI), the downlink's request in symbols (its record plus the PDU
+    /// slack, or all it buffers), and the grant's link adaptation.
+    fn uplink_request(&self, at: Time, measured: Option<Time>) -> Option<(f64, u32, Grant)> {
+        let symbols = self.cfg.data_symbols;
+        let known = match self.cfg.cqi_expiry {
+            None => true,
+            Some(exp) => measured.is_some_and(|m| at < m + exp),
+        };
+        let (se, ref_sinr, modulation) = if known {
+            self.choose_q(&self.estimate(1), 1)
+        } else {
+            let (se, thr) = self.at_mcs(0);
+            (se, thr, Some(mi::modulation_of_mcs(0)))
+        };
+        if se <= 0.0 {
+            return None;
+        }
+        let per_symbol = |se: f64| self.tbs(se) as f64 / symbols as f64;
+        let dl = &self.dirs[0];
+        let dl_bytes = match &dl.reports {
+            Some(r) if r.record > 0 => r.record + PDU_SLACK,
+            Some(_) => 0,
+            None => dl.buffered_bytes(),
+        };
+        let dl_symbols = if dl_bytes == 0 {
+            0
+        } else {
+            ul_grants::symbols_for(dl_bytes, per_symbol(self.choose_q(&self.estimate(0), 0).0), symbols)
+        };
+        let la = Grant { fill_at: at, bytes: 0, ref_sinr, modulation };
+        Some((per_symbol(se), dl_symbols, la))
+    }
+
+    /// An uplink slot with grants: the block the UE filled at the last boundary goes (a block
+    /// error sends it to HARQ), a due HARQ retransmission goes with it, and the UE fills the
+    /// grant made for this boundary, if any (its subframe is the scheduler's new measurement of
+    /// the uplink). A queue that no report covers is reported again after the RLC's report
+    /// timer (`LteRlcAm::ExpireRbsTimer`).
+    fn granted_slot(&mut self, now: Time, sinr: Quality, drops: &mut Vec<(Packet, DropCause)>) {
+        if let Some(h) = self.ul_staged.take() {
+            let dir = &mut self.dirs[1];
+            dir.stats.tbs += 1;
+            dir.stats.air_bytes += h.segs.iter().map(|s| s.1 as u64).sum::<u64>();
+            let failed = dir.rng.bernoulli(Self::bler(sinr.for_modulation(h.modulation) - h.ref_sinr));
+            self.settle(1, h, failed, now);
+        }
+        if self.dirs[1].harq.front().is_some_and(|h| h.due <= now) {
+            self.harq_retransmission(1, now, sinr);
+        }
+        let queued = self.dirs[1].buffered_bytes();
+        let timer = self.cfg.rlc_report_timer;
+        let u = self.ul.as_mut().expect("granted");
+        u.report_if_stale(now, queued, timer);
+        let Some(g) = u.grant_at(now) else { return };
+        u.measured_at = Some(now + self.cfg.slot);
+        let segs = self.dirs[1].fill(g.bytes.saturating_sub(UL_MAC_OVERHEAD), now, drops);
+        if !segs.is_empty() {
+            let (ref_sinr, modulation) = (g.ref_sinr, g.modulation);
+            self.ul_staged = Some(Harq { due: now, tx: 1, ref_sinr, modulation, segs });
         }
     }
 
@@ -946,7 +1042,7 @@ impl RadioLink {
     fn settle(&mut self, d: usize, mut h: Harq, failed: bool, now: Time) {
         let dir = &mut self.dirs[d];
         if !failed {
-            dir.pending = h.segs;
+            dir.pending.extend(h.segs);
             // every PDU polls (rlc_report.rs); the UE has it at the next slot
             if let Some(r) = dir.reports.as_mut() {
                 r.polled(now + self.cfg.slot);
@@ -975,7 +1071,11 @@ impl RadioLink {
                 self.choose_q(&est, d)
             }
         };
-        let cap = self.tbs(se);
+        let mut cap = self.tbs(se);
+        if let (0, Some(u)) = (d, self.ul.as_mut()) {
+            // the symbols the uplink's grants left (ul_grants.rs)
+            cap = cap * u.downlink_symbols(now) as u64 / u.symbols as u64;
+        }
         if cap == 0 {
             return;
         }
@@ -1139,6 +1239,66 @@ mod tests {
             r.slot(0, now, &mut out, &mut drops);
         }
         assert!(r.enqueue(0, &pkt(2), now).is_ok());
+    }
+
+    /// ns3-mmwave's time-division duplex (`ul_grants.rs`): two ACKs reach the UE at 1.05 ms,
+    /// in a subframe without an uplink block, so their report reaches the decision at 1.2 ms;
+    /// it grants the uplink of 1.5 ms (filled at 1.4 ms) and takes its symbols from the
+    /// downlink block of 1.4 ms, which is the only short one; the ACKs arrive at 1.6 ms.
+    #[test]
+    fn the_uplinks_grants_take_their_symbols_from_the_downlink() {
+        let cfg = RadioConfig {
+            sinr_schedule: vec![super::super::SinrStep { t: Time::ZERO, sinr_db: 10.0 }],
+            slot: Dur::from_micros(100),
+            harq_max_tx: 1,
+            uplink: UplinkScheduling::Ns3Mmwave,
+            rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(10_000_000), limit_packets: None, room_bytes: None },
+            ..RadioConfig::default()
+        };
+        let mut r = RadioLink::new(&cfg, 0, 1, 5, "r");
+        let t0 = Time::from_millis(1);
+        r.update(t0);
+        for k in 0..400 {
+            r.enqueue(0, &Packet::data(0, 0, 1, k * 1400, 1400, t0, false), t0).unwrap();
+        }
+        let full = r.tbs(r.choose_q(&r.estimate(0), 0).0);
+        let (mut out, mut drops) = (Vec::new(), Vec::new());
+        let mut blocks = Vec::new();
+        let mut acks_at = Vec::new();
+        for i in 0..8u64 {
+            let now = t0 + Dur(i * cfg.slot.0);
+            if i == 0 {
+                // the ACKs arrive after this boundary's uplink slot
+                r.slot(1, now, &mut out, &mut drops);
+            }
+            let before = r.dirs[0].stats.air_bytes;
+            r.slot(0, now, &mut out, &mut drops);
+            blocks.push(r.dirs[0].stats.air_bytes - before);
+            out.clear();
+            if i == 0 {
+                for k in 0..2 {
+                    r.enqueue(1, &Packet::new_ack(0, 1, 0, k * 2800, 1 << 20, &[], t0), now + Dur::from_micros(50)).unwrap();
+                }
+            } else {
+                r.slot(1, now, &mut out, &mut drops);
+                if !out.is_empty() {
+                    acks_at.push((now, out.len()));
+                }
+            }
+            out.clear();
+        }
+        let ul = r.ul.as_ref().expect("granted");
+        let short = full * (ul.symbols as u64 - 1) / ul.symbols as u64;
+        for (i, &b) in blocks.iter().enumerate() {
+            if i == 4 {
+                assert!(b <= short, "the block of 1.4 ms lost symbols: {b} of {full}");
+                assert!(b > full / 2, "only what the grant took: {b} of {full}");
+            } else {
+                assert_eq!(b, full, "block {i}");
+            }
+        }
+        assert_eq!(acks_at, vec![(Time(1_600_000), 2)]);
+        assert!(drops.is_empty());
     }
 
     #[test]

@@ -12,11 +12,13 @@ pub mod link;
 pub mod los_tracker;
 pub mod mi;
 pub mod rlc_report;
+pub mod ul_grants;
 
 pub use channel::PathLossModel;
 pub use geometry::{Obstacle, ObstacleKind, VelocityChange};
 pub use link::{FadingModel, LinkAdaptation, RadioLink, RadioSample};
 pub use rlc_report::RlcReporting;
+pub use ul_grants::UplinkScheduling;
 
 use crate::net::QueueConfig;
 use crate::time::{Dur, Time};
@@ -80,7 +82,16 @@ pub struct RadioConfig {
     /// `LtePdcp::DoTransmitPdcpSdu` adds its 2-byte `LtePdcpHeader`). Not in trace mode,
     /// whose opportunities count IP packets.
     pub pdcp_header: u32,
+    /// `UplinkScheduling::FixedDelay`: slots from a packet reaching the UE's buffer to its first
+    /// chance to go; with `Ns3Mmwave` only the UE's STATUS PDUs take this delay.
     pub ul_scheduling_slots: u32,
+    /// How the uplink gets its resources: a direction of its own after a fixed delay, or
+    /// ns3-mmwave's buffer status reports and grants in symbols shared with the downlink
+    /// (`ul_grants.rs`).
+    pub uplink: UplinkScheduling,
+    /// `UplinkScheduling::Ns3Mmwave`: data symbols per slot, shared by the two directions
+    /// (ns3-mmwave: 24 per subframe less one downlink and one uplink control symbol).
+    pub data_symbols: u32,
     /// How long the gNB keeps the UE's downlink CQI after its last report (ns3-mmwave:
     /// `MmWaveFlexTtiMacScheduler::CqiTimerThreshold` subframes, `RefreshDlCqiMaps`); the UE
     /// reports only while it receives downlink blocks, so after a longer gap the scheduler has no
@@ -156,6 +167,8 @@ impl Default for RadioConfig {
             },
             pdcp_header: 2,
             ul_scheduling_slots: 4,
+            uplink: UplinkScheduling::FixedDelay,
+            data_symbols: 22,
             cqi_expiry: None,
             cqi_report_delay: Dur::ZERO,
             rlc_reporting: RlcReporting::Ideal,

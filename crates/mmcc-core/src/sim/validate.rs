@@ -409,6 +409,7 @@ fn radio(key: &str, r: &RadioConfig) -> Check {
     queue(&k("rlc_buffer"), &r.rlc_buffer)?;
     within(&k("pdcp_header"), r.pdcp_header, 0, 64, " B")?;
     within(&k("ul_scheduling_slots"), r.ul_scheduling_slots, 0, 1000, "")?;
+    within(&k("data_symbols"), r.data_symbols, 1, 1000, "")?;
     if let Some(e) = r.cqi_expiry {
         within_dur(&k("cqi_expiry"), e, Dur::from_micros(1), Dur::from_secs(10))?;
     }

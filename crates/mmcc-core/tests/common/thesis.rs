@@ -57,7 +57,7 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
             room_bytes: None,
         },
         // the thesis' channel, as in the preset: ns3-mmwave's obstacle model and MCS table, its
-        // CQI expiry, its small-scale fading and beams, its UE noise figure
+        // CQI expiry, its small-scale fading and beams, its UE noise figure, its uplink grants
         pathloss: PathLossModel::BuildingsObstacle,
         shadowing: false,
         link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
@@ -70,6 +70,8 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
         slot: Dur::from_micros(100),
         harq_rtt_slots: 10,
         ul_scheduling_slots: 5,
+        uplink: mmcc_core::radio::UplinkScheduling::Ns3Mmwave,
+        data_symbols: 22,
         ..Default::default()
     };
     let tcp = TcpConfig {

@@ -1,0 +1,356 @@
+//! ns3-mmwave's uplink: buffer status reports, grants, and the subframe's symbols they take from
+//! the downlink (`RadioConfig::uplink = Ns3Mmwave`, docs/radio.md).
+//!
+//! ns3-mmwave is time-division duplex: `MmWaveFlexTtiMacScheduler::DoSchedTriggerReq` divides
+//! the data symbols of one subframe among the downlink and uplink flows that have data, and the
+//! uplink learns what the UE holds only from its buffer status reports (BSR):
+//! - the UE's RLC reports its queue whenever an SDU arrives (`LteRlcAm::DoTransmitPdcpPdu`),
+//!   the UE's MAC sends a BSR at its next slot (`MmWaveUeMac::DoSubframeIndication`) and it
+//!   reaches the scheduler at the next subframe's decision; the report is quantised to the upper
+//!   bound of its level (TS 36.321 Table 6.1.3.1-1, `BufferSize2BsrId` / `BsrId2BufferSize`);
+//! - the scheduler keeps the last report per UE, overwritten by each new one
+//!   (`DoSchedUlMacCtrlInfoReq`) and lowered by each grant's size less 6 bytes
+//!   (`UpdateUlRlcBufferInfo`: the 4-byte MAC subheader, then 2 bytes of RLC header);
+//! - the decision at subframe n is for the downlink of subframe n + 2 (`L1L2CtrlLatency`) and
+//!   the uplink of n + 3 (`UlSchedDelay`); an uplink request is the record plus 3 + 8 + 10
+//!   bytes in the fewest symbols at the uplink MCS (`CalcMinTbSizeNumSym`), and the symbols
+//!   left after HARQ retransmissions are shared: each flow gets its request if both fit, else
+//!   an equal share, a flow needing less than its share leaving the rest to the other
+//!   ([`split`]);
+//! - the UE takes the grant's bytes from its RLC when the grant reaches it (the downlink
+//!   control of subframe n + 2) and sends them in subframe n + 3.
+//!
+//! A report counts the whole queue, also the bytes a grant already covers but the UE has not
+//! sent yet, so grants can outrun the queue and an uplink block can leave nearly empty, its
+//! symbols lost to the downlink all the same. Not modelled: the uplink HARQ retransmissions'
+//! symbols (a retransmission goes with the next block) and the STATUS PDUs' own reports.
+
+use crate::time::{Dur, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// How the uplink gets its resources (`RadioConfig::uplink`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UplinkScheduling {
+    /// A direction of its own with its own capacity: a packet may go `ul_scheduling_slots`
+    /// after it reached the UE's buffer.
+    FixedDelay,
+    /// ns3-mmwave's reports and grants, in symbols shared with the downlink (this module).
+    Ns3Mmwave,
+}
+
+/// TS 36.321 Table 6.1.3.1-1: the upper bound of each buffer size level, bytes (level 63 is
+/// "more than 150,000").
+const BSR_LEVELS: [u64; 64] = [
+    0, 10, 12, 14, 17, 19, 22, 26, 31, 36, 42, 49, 57, 67, 78, 91, 107, 125, 146, 171, 200, 234,
+    274, 321, 376, 440, 515, 603, 706, 826, 967, 1132, 1326, 1552, 1817, 2127, 2490, 2915, 3413,
+    3995, 4677, 5476, 6411, 7505, 8787, 10287, 12043, 14099, 16507, 19325, 22624, 26487, 31009,
+    36304, 42502, 49759, 58255, 68201, 79846, 93749, 109439, 128125, 150000, 150000,
+];
+
+/// What a report of `queued` bytes tells the scheduler: the upper bound of the lowest level
+/// that holds it (`BsrId2BufferSize(BufferSize2BsrId(queued))`).
+pub fn reported(queued: u64) -> u64 {
+    BSR_LEVELS.iter().copied().find(|&l| l >= queued).unwrap_or(BSR_LEVELS[63])
+}
+
+/// `DoSchedTriggerReq`: the uplink request is the record plus `m_rlcHdrSize` (3),
+/// `m_macHdrSize` (0) and 8 bytes, and `CalcMinTbSizeNumSym` is asked for 10 more.
+pub const UL_REQUEST_SLACK: u64 = 3 + 8 + 10;
+/// `UpdateUlRlcBufferInfo`: the record falls by the grant less `m_subHdrSize` (4) and the
+/// 2-byte minimum RLC overhead.
+pub const UL_RECORD_OVERHEAD: u64 = 4 + 2;
+/// `MmWaveUeMac::DoReceiveControlMessage`: the RLC may fill the grant less the MAC subheader
+/// (2 bytes for a short length field) and 1 byte.
+pub const UL_MAC_OVERHEAD: u64 = 3;
+
+/// Divide `avail` data symbols between one UE's downlink and uplink requests (symbols) as the
+/// flex-TTI scheduler does for one UE: both requests if they fit; else an equal share each, a
+/// flow that needs less than its share leaving the rest to the other; an odd symbol goes to the
+/// downlink, served first (`DoSchedTriggerReq`).
+pub fn split(avail: u32, dl: u32, ul: u32) -> (u32, u32) {
+    if dl + ul <= avail {
+        return (dl, ul);
+    }
+    if dl == 0 || ul == 0 {
+        return (dl.min(avail), ul.min(avail));
+    }
+    let half = avail / 2;
+    if ul <= half {
+        (avail - ul, ul)
+    } else if dl <= half {
+        (dl, avail - dl)
+    } else {
+        (avail - half, half)
+    }
+}
+
+/// The fewest symbols whose block holds `bytes` at `per_symbol` bytes each, at most `max`
+/// (`CalcMinTbSizeNumSym`).
+pub fn symbols_for(bytes: u64, per_symbol: f64, max: u32) -> u32 {
+    if per_symbol <= 0.0 {
+        return max;
+    }
+    ((bytes as f64 / per_symbol).ceil() as u32).clamp(1, max)
+}
+
+/// One grant: the UE fills it at `fill_at` and sends it in the next subframe.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Grant {
+    pub fill_at: Time,
+    pub bytes: u64,
+    /// The SINR its block errors are measured against, and its modulation.
+    pub ref_sinr: f64,
+    pub modulation: Option<usize>,
+}
+
+/// The reports on their way, the scheduler's record, the grants not yet filled and the
+/// downlink symbols they take.
+pub struct UlGrants {
+    subframe: Dur,
+    /// Data symbols per subframe (ns3-mmwave: 24 less one downlink and one uplink control).
+    pub symbols: u32,
+    /// Reports: (the decision that first sees it, the reported bytes), ascending.
+    reports: VecDeque<(Time, u64)>,
+    /// The scheduler's record of the UE's queue (`m_ceBsrRxed`), bytes.
+    pub record: u64,
+    /// The next subframe boundary to decide.
+    next_decision: Time,
+    grants: VecDeque<Grant>,
+    /// Downlink symbols the uplink takes: (downlink subframe, symbols), ascending.
+    taken: VecDeque<(Time, u32)>,
+    /// When the scheduler last measured the uplink (an uplink block's subframe).
+    pub measured_at: Option<Time>,
+    /// When the UE's RLC last reported.
+    last_report: Time,
+    /// The subframes of the last few uplink blocks (granted, sent or empty), ascending.
+    recent_blocks: VecDeque<Time>,
+}
+
+/// The decision at `D` is for the downlink of D + 2 subframes and the uplink of D + 3.
+const DL_AHEAD: u64 = 2;
+
+impl UlGrants {
+    pub fn new(subframe: Dur, symbols: u32) -> UlGrants {
+        UlGrants {
+            subframe,
+            symbols,
+            reports: VecDeque::new(),
+            record: 0,
+            next_decision: Time::ZERO,
+            grants: VecDeque::new(),
+            taken: VecDeque::new(),
+            measured_at: None,
+            last_report: Time::ZERO,
+            recent_blocks: VecDeque::new(),
+        }
+    }
+
+    /// The first subframe boundary at or after `t`.
+    fn boundary(&self, t: Time) -> Time {
+        let s = self.subframe.0;
+        Time(t.0.div_ceil(s) * s)
+    }
+
+    /// The UE's RLC reported `queued` bytes at `now` (an SDU arrived). The UE's MAC makes the
+    /// BSR at its next slot, after that slot's control messages have been taken, and the
+    /// uplink control symbol at the end of the subframe carries it to the next decision; in a
+    /// subframe without an uplink block the next slot is that control symbol itself, so the BSR
+    /// waits a subframe more (`MmWaveUePhy::StartSlot` takes the messages before it indicates
+    /// the slot to the MAC). A packet at exactly a boundary came from the downlink block of the
+    /// subframe before (`RadioLink` delivers a block at the next boundary). A later report for
+    /// the same decision replaces an earlier one.
+    pub fn report(&mut self, now: Time, queued: u64) {
+        let s = self.subframe.0;
+        // the subframe the packet arrived in
+        let sf = Time(self.boundary(now).0.saturating_sub(s));
+        let with_block = self.recent_blocks.contains(&sf);
+        let at = Time(sf.0 + if with_block { s } else { 2 * s });
+        let value = reported(queued);
+        self.last_report = now;
+        match self.reports.back_mut() {
+            Some(last) if last.0 == at => last.1 = value,
+            _ => self.reports.push_back((at, value)),
+        }
+    }
+
+    /// The RLC's report timer: `queued` bytes that no report, record or grant covers are
+    /// reported again `timer` after the last report (`LteRlcAm::ExpireRbsTimer`).
+    pub fn report_if_stale(&mut self, now: Time, queued: u64, timer: Dur) {
+        if queued > 0 && !self.busy() && now >= self.last_report + timer {
+            self.report(now, queued);
+        }
+    }
+
+    /// Whether anything is on its way: reports, a record, grants.
+    pub fn busy(&self) -> bool {
+        !self.reports.is_empty() || self.record > 0 || !self.grants.is_empty()
+    }
+
+    /// The decisions due by `now` (each is made two subframes before its first use, so
+    /// everything it depends on has happened). `request(at)` gives the uplink's and the
+    /// downlink's requests and the uplink's modulation for the decision at `at`: (uplink bytes
+    /// per symbol, downlink symbols, the grant's link adaptation), None if the uplink cannot be
+    /// scheduled (no usable CQI above MCS 0's threshold).
+    pub fn decide_until(&mut self, now: Time, mut request: impl FnMut(Time) -> Option<(f64, u32, Grant)>) {
+        let (s, ahead) = (self.subframe.0, self.subframe.0 * DL_AHEAD);
+        if now.0 < ahead {
+            return;
+        }
+        let last_due = Time((now.0 - ahead) / s * s);
+        while self.next_decision <= last_due {
+            let at = self.next_decision;
+            if self.record == 0 {
+                // nothing to grant before the next report: skip to its decision
+                match self.reports.front() {
+                    None => {
+                        self.next_decision = Time(last_due.0 + s);
+                        break;
+                    }
+                    Some(r) if r.0 > at => {
+                        self.next_decision = r.0.min(Time(last_due.0 + s));
+                        continue;
+                    }
+                    Some(_) => {}
+                }
+            }
+            self.next_decision = Time(at.0 + s);
+            self.decide(at, Dur(ahead), &mut request);
+        }
+    }
+
+    /// The decision at `at`: the reports it sees, then a grant for the uplink three subframes on.
+    fn decide(&mut self, at: Time, ahead: Dur, request: &mut impl FnMut(Time) -> Option<(f64, u32, Grant)>) {
+        while self.reports.front().is_some_and(|r| r.0 <= at) {
+            self.record = self.reports.pop_front().expect("front").1;
+        }
+        if self.record == 0 {
+            return;
+        }
+        let Some((per_symbol, dl_symbols, la)) = request(at) else { return };
+        let want = symbols_for(self.record + UL_REQUEST_SLACK, per_symbol, self.symbols);
+        let (_, ul) = split(self.symbols, dl_symbols, want);
+        if ul == 0 {
+            return;
+        }
+        let bytes = (per_symbol * ul as f64) as u64;
+        self.record = self.record.saturating_sub(bytes.saturating_sub(UL_RECORD_OVERHEAD));
+        let fill_at = at + ahead;
+        self.grants.push_back(Grant { fill_at, bytes, ..la });
+        self.taken.push_back((fill_at, ul));
+    }
+
+    /// The grant the UE fills at `now`, if any.
+    pub fn grant_at(&mut self, now: Time) -> Option<Grant> {
+        while let Some(g) = self.grants.front().copied().filter(|g| g.fill_at <= now) {
+            // a grant is a block in the next subframe, with data or empty
+            self.grants.pop_front();
+            self.recent_blocks.push_back(g.fill_at + self.subframe);
+            if self.recent_blocks.len() > 4 {
+                self.recent_blocks.pop_front();
+            }
+            if g.fill_at == now {
+                return Some(g);
+            }
+        }
+        None
+    }
+
+    /// Downlink symbols left in the subframe at `now`.
+    pub fn downlink_symbols(&mut self, now: Time) -> u32 {
+        while self.taken.front().is_some_and(|t| t.0 < now) {
+            self.taken.pop_front();
+        }
+        match self.taken.front() {
+            Some(&(t, n)) if t == now => self.symbols - n,
+            _ => self.symbols,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn us(x: u64) -> Time {
+        Time(x * 1000)
+    }
+
+    fn la() -> Grant {
+        Grant { fill_at: Time::ZERO, bytes: 0, ref_sinr: 0.0, modulation: None }
+    }
+
+    #[test]
+    fn reports_take_the_upper_bound_of_their_level() {
+        assert_eq!(reported(0), 0);
+        assert_eq!(reported(1), 10);
+        assert_eq!(reported(56), 57);
+        assert_eq!(reported(57), 57);
+        assert_eq!(reported(112), 125);
+        assert_eq!(reported(1_000_000), 150_000);
+    }
+
+    #[test]
+    fn symbols_are_shared_as_the_flex_tti_scheduler_shares_them() {
+        assert_eq!(split(22, 5, 3), (5, 3)); // both fit
+        assert_eq!(split(22, 24, 2), (20, 2)); // the uplink needs less than half
+        assert_eq!(split(22, 4, 24), (4, 18)); // the downlink needs less than half
+        assert_eq!(split(22, 24, 24), (11, 11));
+        assert_eq!(split(21, 24, 24), (11, 10)); // the odd symbol to the downlink
+        assert_eq!(split(22, 0, 30), (0, 22));
+        assert_eq!(split(22, 30, 0), (22, 0));
+    }
+
+    /// Two ACKs reach the UE at 50 us, in a subframe without an uplink block: their BSR goes
+    /// in the next subframe's control symbol, and the decision at 200 us grants them (record
+    /// 125 bytes: 146 with the slack, 2 symbols of 100 bytes) for the uplink of 500 us, filled
+    /// at 400 us, taking the 2 symbols from the downlink of 400 us; the record falls by 200 - 6.
+    #[test]
+    fn a_report_becomes_a_grant_two_subframes_before_its_block() {
+        let mut g = UlGrants::new(Dur::from_micros(100), 22);
+        g.report(us(50), 112);
+        let mut asked = Vec::new();
+        g.decide_until(us(400), |at| {
+            asked.push(at);
+            Some((100.0, 24, la()))
+        });
+        assert_eq!(asked, vec![us(200)]);
+        assert_eq!(g.record, 0);
+        assert_eq!(g.downlink_symbols(us(300)), 22);
+        assert_eq!(g.downlink_symbols(us(400)), 20);
+        assert_eq!(g.grant_at(us(300)), None);
+        let grant = g.grant_at(us(400)).expect("granted");
+        assert_eq!((grant.fill_at, grant.bytes), (us(400), 200));
+        assert!(!g.busy());
+        // the block goes in the subframe of 500 us: an ACK that arrives in it (or from the
+        // downlink block of it, at 600 us) reaches the decision at 600 us, one after it 800 us
+        g.report(us(600), 56);
+        g.report(us(650), 56);
+        let mut asked = Vec::new();
+        g.decide_until(us(1_000), |at| {
+            asked.push(at);
+            Some((100.0, 24, la()))
+        });
+        assert_eq!(asked, vec![us(600), us(800)]);
+    }
+
+    /// Later reports for the same decision replace earlier ones, and each decision overwrites
+    /// the record.
+    #[test]
+    fn the_last_report_before_a_decision_overwrites_the_record() {
+        let mut g = UlGrants::new(Dur::from_micros(100), 22);
+        g.report(us(110), 56);
+        g.report(us(150), 500);
+        let mut seen = Vec::new();
+        g.decide_until(us(500), |at| {
+            seen.push(at);
+            None // no usable uplink CQI: nothing granted, the record stays
+        });
+        assert_eq!(seen, vec![us(300)]);
+        assert_eq!(g.record, 515);
+        g.report(us(250), 30);
+        g.decide_until(us(700), |_| None);
+        assert_eq!(g.record, 31);
+    }
+}

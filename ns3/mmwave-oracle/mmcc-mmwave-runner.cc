@@ -47,7 +47,8 @@
  * the last cwnd, the mean RTT sample), radio.csv (per 1 ms: the UE's wide-band DL SINR report,
  * the DL transport blocks received by the UE: count, bytes, mean MCS, corrupted ones),
  * drops.csv (by cause); with --packetTrace also packets.csv (every segment sent and ACK received
- * by the sender).
+ * by the sender); with --macTrace also mac.csv (every block the scheduler allocated to the UE, at
+ * its slot's start: direction and bytes, an uplink block also when it carries nothing).
  */
 
 #include "ns3/applications-module.h"
@@ -112,6 +113,27 @@ uint64_t g_retxBytes = 0;
 SequenceNumber32 g_highTx (0);
 double g_lastCwnd = 0;
 std::ofstream g_packets; //!< --packetTrace: the sender's segments and ACKs, one line each
+std::ofstream g_mac;     //!< --macTrace: the UE's allocated blocks, one line each
+
+//! --macTrace: a block the scheduler allocated to the UE, at the start of its slot
+//! (MmWaveUePhy's ReportUplinkTbSize / ReportDownlinkTbSize); an uplink block may carry nothing
+void
+UeTb (const char *dir, uint64_t, uint64_t bytes)
+{
+  g_mac << Simulator::Now ().GetNanoSeconds () << ',' << dir << ',' << bytes << '\n';
+}
+
+void
+UeUlTb (uint64_t imsi, uint64_t bytes)
+{
+  UeTb ("ul", imsi, bytes);
+}
+
+void
+UeDlTb (uint64_t imsi, uint64_t bytes)
+{
+  UeTb ("dl", imsi, bytes);
+}
 
 Bin &
 BinAt (Time t)
@@ -408,6 +430,7 @@ main (int argc, char *argv[])
   std::string cca = "newreno";
   std::string out = ".";
   bool packetTrace = false;
+  bool macTrace = false;
   std::string errors = "mmcc";
   uint32_t rlcBuffer = 2621440;
   double per = 0;
@@ -426,6 +449,8 @@ main (int argc, char *argv[])
                 "ns-3's RateErrorModel", errors);
   cmd.AddValue ("packetTrace", "also write packets.csv: every segment the sender sends and every "
                 "ACK it receives (t_ns, kind, seq or ack, bytes, retransmission)", packetTrace);
+  cmd.AddValue ("macTrace", "also write mac.csv: every block allocated to the UE, at its slot's "
+                "start (t_ns, dir ul or dl, bytes)", macTrace);
   cmd.Parse (argc, argv);
   if (simTime <= 0.1 || per < 0 || per >= 1 || rlcBuffer == 0 || (errors != "mmcc" && errors != "ns3"))
     {
@@ -581,6 +606,17 @@ main (int argc, char *argv[])
       MakeCallback (&UeSinrReport));
   Config::Connect ("/NodeList/*/DeviceList/*/ComponentCarrierMapUe/*/MmWaveUePhy/DlSpectrumPhy/RxPacketTraceUe",
                    MakeCallback (&UeRxTb));
+  if (macTrace)
+    {
+      g_mac.open ((out + "/mac.csv").c_str ());
+      g_mac << "t_ns,dir,bytes\n";
+      Config::ConnectWithoutContext (
+          "/NodeList/*/DeviceList/*/ComponentCarrierMapUe/*/MmWaveUePhy/ReportUplinkTbSize",
+          MakeCallback (&UeUlTb));
+      Config::ConnectWithoutContext (
+          "/NodeList/*/DeviceList/*/ComponentCarrierMapUe/*/MmWaveUePhy/ReportDownlinkTbSize",
+          MakeCallback (&UeDlTb));
+    }
 
   Simulator::Stop (Seconds (simTime));
   Simulator::Run ();

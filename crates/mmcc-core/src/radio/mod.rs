@@ -6,10 +6,12 @@
 
 pub mod beams;
 pub mod channel;
+pub mod direction;
 pub mod fading;
 pub mod geometry;
 pub mod link;
 pub mod los_tracker;
+pub mod mcs;
 pub mod mi;
 pub mod rlc_report;
 pub mod ul_grants;

@@ -1,0 +1,337 @@
+//! One direction of a radio link (`link.rs`): the RLC transmit buffer (drop-tail or CoDel) with
+//! its PDCP headers, the RLC AM window and its retransmissions, the HARQ processes' blocks, and
+//! in-order delivery with head-of-line blocking.
+
+use super::rlc_report::{RlcReports, AMD_HEADER, LI_HALF_BYTES};
+use crate::net::queue::{CoDelQueue, Limits, QueueConfig};
+use crate::net::{DropCause, NodeId, Packet};
+use crate::rng::Rng;
+use crate::time::{Dur, Time};
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug)]
+struct Sdu {
+    pkt: Packet,
+    size: u32,
+    unsent: u32,
+    received: u32,
+    rlc_retx: u32,
+    discarded: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Harq {
+    pub(super) due: Time,
+    pub(super) tx: u32,
+    /// The SINR the block error rate is measured against (see the module doc).
+    pub(super) ref_sinr: f64,
+    /// The block's modulation (index into `mi::MODULATIONS`; None without an MCS table).
+    pub(super) modulation: Option<usize>,
+    pub(super) segs: Vec<(u64, u32)>,
+}
+
+enum Waiting {
+    DropTail {
+        q: VecDeque<(Packet, u32, Time)>,
+        bytes: u64,
+        limits: Limits,
+    },
+    CoDel(CoDelQueue),
+}
+
+/// Per-direction counters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DirStats {
+    pub tbs: u64,
+    pub tb_failures: u64,
+    pub harq_retx: u64,
+    pub rlc_retx_bytes: u64,
+    pub rlc_discards: u64,
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+    pub air_bytes: u64,
+    pub buffer_drops: u64,
+}
+
+pub struct Direction {
+    pub from: NodeId,
+    pub to: NodeId,
+    waiting: Waiting,
+    /// Packets being sent or awaiting in-order delivery, by RLC sequence number.
+    window: VecDeque<Sdu>,
+    base_seq: u64,
+    /// Every packet before this sequence number has been sent once.
+    first_unsent: u64,
+    /// Released arrival times (uplink scheduling delay) of waiting packets are implicit: a
+    /// packet may be taken `sched_delay` after it arrived.
+    sched_delay: Dur,
+    retx: VecDeque<(Time, u64, u32)>,
+    pub(super) harq: VecDeque<Harq>,
+    /// Successful TB of the previous slot, applied at the next slot boundary.
+    pub(super) pending: Vec<(u64, u32)>,
+    pub slot_scheduled: bool,
+    pub(super) rng: Rng,
+    /// Trace mode: byte credit carried between slots.
+    pub(super) credit: u64,
+    /// The scheduler's record of this buffer (the downlink with `RlcReporting::Ns3Mmwave`).
+    pub(super) reports: Option<RlcReports>,
+    /// PDUs carry RLC headers without a record too (the uplink's grants, `ul_grants.rs`).
+    pub(super) rlc_headers: bool,
+    pub stats: DirStats,
+}
+
+impl Direction {
+    pub(super) fn new(from: NodeId, to: NodeId, q: &QueueConfig, sched_delay: Dur, rng: Rng) -> Direction {
+        let waiting = match q {
+            QueueConfig::DropTail { .. } => Waiting::DropTail {
+                q: VecDeque::new(),
+                bytes: 0,
+                limits: q.limits(),
+            },
+            QueueConfig::CoDel {
+                target, interval, ..
+            } => Waiting::CoDel(CoDelQueue::new(q.limits(), *target, *interval)),
+        };
+        Direction {
+            from,
+            to,
+            waiting,
+            window: VecDeque::new(),
+            base_seq: 0,
+            first_unsent: 0,
+            sched_delay,
+            retx: VecDeque::new(),
+            harq: VecDeque::new(),
+            pending: Vec::new(),
+            slot_scheduled: false,
+            rng,
+            credit: 0,
+            reports: None,
+            rlc_headers: false,
+            stats: DirStats::default(),
+        }
+    }
+
+    /// Bytes in the RLC transmit buffer: waiting packets and not yet sent parts.
+    pub fn buffered_bytes(&self) -> u64 {
+        let w = match &self.waiting {
+            Waiting::DropTail { bytes, .. } => *bytes,
+            Waiting::CoDel(q) => q.bytes(),
+        };
+        // SDUs before `first_unsent` have been sent whole
+        let from = self.first_unsent.saturating_sub(self.base_seq) as usize;
+        w + self.window.iter().skip(from).map(|s| s.unsent as u64).sum::<u64>()
+    }
+
+    pub(super) fn has_work(&self) -> bool {
+        let waiting = match &self.waiting {
+            Waiting::DropTail { q, .. } => !q.is_empty(),
+            Waiting::CoDel(q) => !q.is_empty(),
+        };
+        waiting
+            || !self.window.is_empty()
+            || !self.retx.is_empty()
+            || !self.harq.is_empty()
+            || !self.pending.is_empty()
+    }
+
+    /// A packet arrives with `header` bytes of PDCP on it. A drop-tail limit counts what the
+    /// RLC still has to send, the untransmitted rest of a segmented SDU included (ns-3
+    /// `LteRlcAm::DoTransmitPdcpPdu` tests `m_txonBufferSize`, into which
+    /// `DoNotifyTxOpportunity` puts such a rest back).
+    pub(super) fn enqueue(&mut self, pkt: &Packet, header: u32, now: Time) -> Result<(), DropCause> {
+        let size = pkt.wire_bytes() + header;
+        let buffered = self.buffered_bytes();
+        match &mut self.waiting {
+            Waiting::DropTail { q, limits, bytes } => {
+                if !limits.admits(buffered, q.len() as u64, size as u64) {
+                    self.stats.buffer_drops += 1;
+                    return Err(DropCause::QueueFull);
+                }
+                *bytes += size as u64;
+                q.push_back((*pkt, size, now));
+            }
+            Waiting::CoDel(q) => {
+                if q.enqueue(*pkt, size, now).is_err() {
+                    self.stats.buffer_drops += 1;
+                    return Err(DropCause::QueueFull);
+                }
+            }
+        }
+        self.with_reports(|r, queued, _| r.on_sdu(now, queued));
+        Ok(())
+    }
+
+    /// Hand the scheduler's record (if this direction keeps one) the bytes waiting to be sent
+    /// and whether anything is held at all (buffered or unacknowledged); without a record this
+    /// costs nothing.
+    pub(super) fn with_reports(&mut self, f: impl FnOnce(&mut RlcReports, u64, bool)) {
+        let Some(mut r) = self.reports.take() else { return };
+        let queued = self.buffered_bytes();
+        f(&mut r, queued, queued > 0 || !self.window.is_empty());
+        self.reports = Some(r);
+    }
+
+    /// Take the next whole packet into the RLC window (CoDel may drop some on the way).
+    fn pull(&mut self, now: Time, drops: &mut Vec<(Packet, DropCause)>) -> bool {
+        let got = match &mut self.waiting {
+            Waiting::DropTail { q, bytes, .. } => match q.front() {
+                Some(&(p, sz, at)) if at + self.sched_delay <= now => {
+                    q.pop_front();
+                    *bytes -= sz as u64;
+                    Some((p, sz))
+                }
+                _ => None,
+            },
+            Waiting::CoDel(q) => {
+                let mut dropped = Vec::new();
+                let e = q.dequeue(now, &mut dropped);
+                drops.extend(dropped.into_iter().map(|p| (p, DropCause::Aqm)));
+                e.map(|e| (e.pkt, e.size))
+            }
+        };
+        match got {
+            Some((pkt, size)) => {
+                self.window.push_back(Sdu {
+                    pkt,
+                    size,
+                    unsent: size,
+                    received: 0,
+                    rlc_retx: 0,
+                    discarded: false,
+                });
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn sdu(&mut self, seq: u64) -> Option<&mut Sdu> {
+        if seq < self.base_seq {
+            return None;
+        }
+        self.window.get_mut((seq - self.base_seq) as usize)
+    }
+
+    /// Fill a TB of `cap` bytes: due RLC retransmissions, then new data.
+    pub(super) fn fill(
+        &mut self,
+        cap: u64,
+        now: Time,
+        drops: &mut Vec<(Packet, DropCause)>,
+    ) -> Vec<(u64, u32)> {
+        let mut segs = Vec::new();
+        let mut room = cap;
+        while room > 0 {
+            let Some(&(due, seq, len)) = self.retx.front() else {
+                break;
+            };
+            if due > now {
+                break;
+            }
+            self.retx.pop_front();
+            if self.sdu(seq).is_none_or(|s| s.discarded) {
+                continue;
+            }
+            let take = (len as u64).min(room) as u32;
+            if take < len {
+                self.retx.push_front((due, seq, len - take));
+            }
+            segs.push((seq, take));
+            self.stats.rlc_retx_bytes += take as u64;
+            room -= take as u64;
+        }
+        // new data: the partly sent packet(s) first, then whole packets from the buffer; with
+        // the scheduler's record (rlc_report.rs) one PDU of at most its allowance, whose headers
+        // take AMD_HEADER bytes and an E/LI field per SDU after the first (in half bytes)
+        let pdu = self.reports.as_ref().map(|r| r.allowance(room)).or(self.rlc_headers.then_some(room));
+        let mut half = match pdu {
+            Some(a) if a <= AMD_HEADER => 0,
+            Some(a) => 2 * (a - AMD_HEADER),
+            None => 2 * room,
+        };
+        let mut seq = self.first_unsent.max(self.base_seq);
+        let mut sdus = 0u64;
+        while half > 0 {
+            let i = (seq - self.base_seq) as usize;
+            if i == self.window.len() && !self.pull(now, drops) {
+                break;
+            }
+            if pdu.is_some() && sdus > 0 {
+                if half <= LI_HALF_BYTES {
+                    break;
+                }
+                half -= LI_HALF_BYTES;
+            }
+            sdus += 1;
+            let s = &mut self.window[i];
+            let take = (s.unsent as u64).min(half / 2) as u32;
+            if take == 0 {
+                break;
+            }
+            s.unsent -= take;
+            half -= 2 * take as u64;
+            segs.push((seq, take));
+            if s.unsent == 0 {
+                seq += 1;
+            }
+        }
+        self.first_unsent = seq;
+        if let (Some(size), Some(r)) = (pdu.filter(|&a| a > 0), self.reports.as_mut()) {
+            r.scheduled(size);
+        }
+        segs
+    }
+
+    /// A TB's bytes failed for good at HARQ: back to RLC, or discard after too many tries.
+    pub(super) fn harq_gave_up(&mut self, segs: &[(u64, u32)], now: Time, rlc_status: Dur, max_retx: u32) {
+        for &(seq, len) in segs {
+            let Some(s) = self.sdu(seq) else { continue };
+            if s.discarded {
+                continue;
+            }
+            s.rlc_retx += 1;
+            if s.rlc_retx > max_retx {
+                s.discarded = true;
+                self.stats.rlc_discards += 1;
+            } else {
+                self.retx.push_back((now + rlc_status, seq, len));
+            }
+        }
+    }
+
+    /// Deliver the previous slot's TB and release packets in order.
+    pub(super) fn deliver(&mut self, out: &mut Vec<Packet>, drops: &mut Vec<(Packet, DropCause)>) {
+        for (seq, len) in std::mem::take(&mut self.pending) {
+            if let Some(s) = self.sdu(seq) {
+                s.received += len;
+            }
+        }
+        while let Some(s) = self.window.front() {
+            if s.discarded {
+                let s = self.window.pop_front().expect("front");
+                self.base_seq += 1;
+                drops.push((s.pkt, DropCause::RlcDiscard));
+            } else if s.received >= s.size {
+                let s = self.window.pop_front().expect("front");
+                self.base_seq += 1;
+                self.stats.delivered_packets += 1;
+                self.stats.delivered_bytes += s.size as u64;
+                out.push(s.pkt);
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Visit every packet held (for the conservation invariant).
+    pub fn for_each_inside(&self, mut f: impl FnMut(&Packet)) {
+        match &self.waiting {
+            Waiting::DropTail { q, .. } => q.iter().for_each(|(p, _, _)| f(p)),
+            Waiting::CoDel(q) => q.for_each(&mut f),
+        }
+        for s in &self.window {
+            f(&s.pkt);
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! Unit tests of the radio link (`link.rs`).
+
+use super::*;
+use crate::net::QueueConfig;
+
+#[test]
+fn bler_is_ten_percent_at_zero_error() {
+    assert!((RadioLink::bler(0.0) - 0.0998).abs() < 1e-3);
+    assert!(RadioLink::bler(-10.0) > 0.999);
+    assert!(RadioLink::bler(5.0) < 1e-5);
+}
+
+#[test]
+fn ns3_mmwave_mcs_table() {
+    let cfg = RadioConfig {
+        link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
+        ..RadioConfig::default()
+    };
+    let r = RadioLink::new(&cfg, 0, 1, 1, "r");
+    // nothing below MCS 0's 10 % threshold, MCS 0 at it, MCS 28 (5.52 b/RE) from 20.08 dB
+    assert_eq!(r.choose(-7.25, 1), (0.0, -7.25));
+    assert_eq!(r.choose(-7.24, 1), (0.16, -7.24));
+    assert_eq!(r.choose(5.0, 1), (1.48, 4.70));
+    assert_eq!(r.choose(45.0, 1), (5.52, 20.08));
+    // the downlink goes through the CQI report: MCS 13 allowed at 6 dB, 12 used
+    assert_eq!(r.choose(6.0, 1), (1.68, 5.70));
+    assert_eq!(r.choose(6.0, 0), (1.48, 4.70));
+    assert_eq!(r.choose(45.0, 0), (5.52, 20.08));
+    // the radio table's MCS index: none below MCS 0, 0 at its threshold, 28 from 20.08 dB
+    assert_eq!((r.mcs_index(-7.25), r.mcs_index(-7.24), r.mcs_index(45.0)), (-1, 0, 28));
+    assert_eq!(NS3_MMWAVE_MCS[r.mcs_index(5.0) as usize], (4.70, 1.48));
+    assert_eq!(r.mcs_index(6.0), 12);
+    let shannon = RadioLink::new(&RadioConfig::default(), 0, 1, 1, "r");
+    assert_eq!(shannon.mcs_index(20.0), -1);
+    // the thresholds and efficiencies both increase with the MCS
+    assert!(NS3_MMWAVE_MCS
+        .windows(2)
+        .all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+    // the block error rate is measured against the chosen MCS's threshold: 10 % there
+    assert!((RadioLink::bler(5.0 - r.choose(5.0, 0).1) - RadioLink::bler(0.3)).abs() < 1e-12);
+}
+
+#[test]
+fn the_downlink_cqi_is_usable_after_the_report_delay_and_expires() {
+    let (delay, exp) = (Dur::from_micros(300), Dur::from_millis(10));
+    let mut c = DlCqi::default();
+    let us = |x: u64| Time(x * 1000);
+    assert!(!c.known(us(0), delay, exp)); // no report yet: MCS 0
+    c.on_block(us(0));
+    c.on_block(us(125));
+    assert!(!c.known(us(250), delay, exp)); // the first report is usable from 300 us
+    assert!(c.known(us(300), delay, exp));
+    // the last report (block at 125 us) is usable from 425 us and expires 10 ms later
+    assert!(c.known(us(10_424), delay, exp));
+    assert!(!c.known(us(10_425), delay, exp));
+    c.on_block(us(20_000));
+    assert!(!c.known(us(20_250), delay, exp) && c.known(us(20_300), delay, exp));
+}
+
+/// A burst of 60 full-size SDUs into a steady 30 dB downlink, slot by slot: when each SDU
+/// reaches the UE. With ns3-mmwave's record of the RLC reports the PDUs' headers outgrow the
+/// scheduler's 17-byte margin, the record reaches zero with the last SDU's tail still
+/// buffered, and that SDU waits for the STATUS the UE sends on the first poll (at the
+/// uplink's delay); the others go as without the record.
+#[test]
+fn the_bursts_last_sdu_waits_for_the_next_rlc_report() {
+    let run = |reporting: RlcReporting| {
+        let cfg = RadioConfig {
+            link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
+            sinr_schedule: vec![super::super::SinrStep { t: Time::ZERO, sinr_db: 30.0 }],
+            slot: Dur::from_micros(100),
+            harq_max_tx: 1,
+            rlc_reporting: reporting,
+            ..RadioConfig::default()
+        };
+        let mut r = RadioLink::new(&cfg, 0, 1, 3, "r");
+        // the scheduler had a CQI: no MCS 0 blocks at the start
+        let t0 = Time::from_millis(1);
+        r.update(t0);
+        for seq in 0..60 {
+            r.enqueue(0, &Packet::data(0, 0, 1, seq * 1400, 1400, t0, false), t0).unwrap();
+        }
+        let (mut got, mut drops) = (Vec::new(), Vec::new());
+        let mut now = t0;
+        while got.len() < 60 && now < Time::from_millis(10) {
+            let mut out = Vec::new();
+            r.slot(0, now, &mut out, &mut drops);
+            got.extend(out.iter().map(|_| now));
+            now += cfg.slot;
+            r.update(now);
+        }
+        assert!(drops.is_empty() && r.dirs[0].stats.tb_failures == 0);
+        got
+    };
+    let (ideal, ns3) = (run(RlcReporting::Ideal), run(RlcReporting::Ns3Mmwave));
+    assert_eq!((ideal.len(), ns3.len()), (60, 60));
+    assert_eq!(ideal[..59], ns3[..59]);
+    let (ideal_gap, ns3_gap) = (ideal[59].0 - ideal[58].0, ns3[59].0 - ns3[58].0);
+    assert!(ideal_gap <= 100_000, "without the record the last SDU follows at once: {ideal_gap} ns");
+    // the poll's STATUS: the uplink's 4 slots of scheduling delay, then the next slot
+    assert!((400_000..=700_000).contains(&ns3_gap), "the last SDU waited {ns3_gap} ns");
+}
+
+/// The drop-tail RLC buffer counts each SDU with its 2-byte PDCP header and, once the first
+/// SDU is segmented, its unsent rest: a buffer of exactly two SDUs (2 x (1452 + 2) bytes)
+/// takes two packets; after a block that sends part of the first, a third is refused while
+/// the rest and the second would leave it no room, and taken once both are sent.
+#[test]
+fn the_rlc_buffer_counts_pdcp_headers_and_the_rest_of_a_segmented_sdu() {
+    let sdu = Packet::data(0, 0, 1, 0, 1400, Time::ZERO, false).wire_bytes() as u64 + 2;
+    let cfg = RadioConfig {
+        link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
+        // a few hundred bytes per 25 us block at -5 dB: the first SDU goes in pieces
+        sinr_schedule: vec![super::super::SinrStep { t: Time::ZERO, sinr_db: -5.0 }],
+        slot: Dur::from_micros(25),
+        harq_max_tx: 1,
+        rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(2 * sdu), limit_packets: None, room_bytes: None },
+        ..RadioConfig::default()
+    };
+    let mut r = RadioLink::new(&cfg, 0, 1, 3, "r");
+    let t0 = Time::from_millis(1);
+    r.update(t0);
+    let pkt = |k: u64| Packet::data(0, 0, 1, k * 1400, 1400, t0, false);
+    r.enqueue(0, &pkt(0), t0).unwrap();
+    r.enqueue(0, &pkt(1), t0).unwrap();
+    assert_eq!(r.dirs[0].buffered_bytes(), 2 * sdu);
+    assert!(r.enqueue(0, &pkt(2), t0).is_err(), "two SDUs with their PDCP headers fill it");
+    let (mut out, mut drops) = (Vec::new(), Vec::new());
+    r.slot(0, t0, &mut out, &mut drops);
+    let left = r.dirs[0].buffered_bytes();
+    assert!(left > sdu && left < 2 * sdu, "part of the first SDU went: {left} bytes left");
+    assert!(r.enqueue(0, &pkt(2), t0).is_err(), "the rest of the first SDU still counts");
+    let mut now = t0;
+    while r.dirs[0].buffered_bytes() > 0 && now < Time::from_millis(20) {
+        now += cfg.slot;
+        r.update(now);
+        r.slot(0, now, &mut out, &mut drops);
+    }
+    assert!(r.enqueue(0, &pkt(2), now).is_ok());
+}
+
+/// ns3-mmwave's time-division duplex (`ul_grants.rs`): two ACKs reach the UE at 1.05 ms,
+/// in a subframe without an uplink block, so their report reaches the decision at 1.2 ms;
+/// it grants the uplink of 1.5 ms (filled at 1.4 ms) and takes its symbols from the
+/// downlink block of 1.4 ms, which is the only short one; the ACKs arrive at 1.6 ms.
+#[test]
+fn the_uplinks_grants_take_their_symbols_from_the_downlink() {
+    let cfg = RadioConfig {
+        sinr_schedule: vec![super::super::SinrStep { t: Time::ZERO, sinr_db: 10.0 }],
+        slot: Dur::from_micros(100),
+        harq_max_tx: 1,
+        uplink: UplinkScheduling::Ns3Mmwave,
+        rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(10_000_000), limit_packets: None, room_bytes: None },
+        ..RadioConfig::default()
+    };
+    let mut r = RadioLink::new(&cfg, 0, 1, 5, "r");
+    let t0 = Time::from_millis(1);
+    r.update(t0);
+    for k in 0..400 {
+        r.enqueue(0, &Packet::data(0, 0, 1, k * 1400, 1400, t0, false), t0).unwrap();
+    }
+    let full = r.tbs(r.choose_q(&r.estimate(0), 0).0);
+    let (mut out, mut drops) = (Vec::new(), Vec::new());
+    let mut blocks = Vec::new();
+    let mut acks_at = Vec::new();
+    for i in 0..8u64 {
+        let now = t0 + Dur(i * cfg.slot.0);
+        if i == 0 {
+            // the ACKs arrive after this boundary's uplink slot
+            r.slot(1, now, &mut out, &mut drops);
+        }
+        let before = r.dirs[0].stats.air_bytes;
+        r.slot(0, now, &mut out, &mut drops);
+        blocks.push(r.dirs[0].stats.air_bytes - before);
+        out.clear();
+        if i == 0 {
+            for k in 0..2 {
+                r.enqueue(1, &Packet::new_ack(0, 1, 0, k * 2800, 1 << 20, &[], t0), now + Dur::from_micros(50)).unwrap();
+            }
+        } else {
+            r.slot(1, now, &mut out, &mut drops);
+            if !out.is_empty() {
+                acks_at.push((now, out.len()));
+            }
+        }
+        out.clear();
+    }
+    let ul = r.ul.as_ref().expect("granted");
+    let short = full * (ul.symbols as u64 - 1) / ul.symbols as u64;
+    for (i, &b) in blocks.iter().enumerate() {
+        if i == 4 {
+            assert!(b <= short, "the block of 1.4 ms lost symbols: {b} of {full}");
+            assert!(b > full / 2, "only what the grant took: {b} of {full}");
+        } else {
+            assert_eq!(b, full, "block {i}");
+        }
+    }
+    assert_eq!(acks_at, vec![(Time(1_600_000), 2)]);
+    assert!(drops.is_empty());
+}
+
+#[test]
+fn ns3_mmwave_downlink_mcs_through_the_cqi_report() {
+    // MCS -> CQI -> MCS by the 36.213 efficiencies: every odd MCS below 28 becomes the even
+    // one below it, even MCSs and 28 stay (hand-checked: MCS 13, 1.70 -> CQI 7, 1.48 ->
+    // MCS 12; MCS 27, 5.33 -> CQI 14, 5.12 -> MCS 26; MCS 1, 0.19 -> CQI 1, 0.15 -> MCS 0)
+    let used: Vec<usize> = (0..29).map(ns3_mmwave_dl_mcs).collect();
+    let expect: Vec<usize> = (0..29).map(|m| if m == 28 { 28 } else { m & !1 }).collect();
+    assert_eq!(used, expect);
+}
+
+/// The mechanism behind the thesis channel's low MCS in the shadows: across 72 fading
+/// chunks the MI effective SINR lies below the chunks' mean SINR, so at the same mean SINR a
+/// faded channel gets a lower MCS than a flat one (ns3-mmwave's stored tree-stop blocks: a
+/// mean of 8.7 at about 5 dB, where a flat channel gives 12). The beams' loss lowers the mean
+/// SINR itself below the budget's (ideal-gain) value by a few dB. At 44 dB nearly every block
+/// goes at MCS 28.
+#[test]
+fn fading_lowers_the_mcs_at_the_same_mean_sinr() {
+    let run = |fading: FadingModel, db: f64| {
+        let cfg = RadioConfig {
+            link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
+            fading,
+            sinr_schedule: vec![super::super::SinrStep { t: Time::ZERO, sinr_db: db }],
+            ..RadioConfig::default()
+        };
+        let mut r = RadioLink::new(&cfg, 0, 1, 7, "r");
+        for ms in 1..20_000 {
+            r.update(Time(ms * 1_000_000));
+        }
+        let n = r.samples.len() as f64;
+        let mcs = r.samples.iter().map(|s| s.mcs_dl as f64).sum::<f64>() / n;
+        let sinr = 10.0 * (r.samples.iter().map(|s| 10f64.powf(s.sinr_dl_db / 10.0)).sum::<f64>() / n).log10();
+        (mcs, sinr)
+    };
+    let (mcs, sinr) = run(FadingModel::None, 5.0);
+    assert!(mcs == 12.0 && (sinr - 5.0).abs() < 1e-9);
+    let (mcs, sinr) = run(FadingModel::Ns3Mmwave, 7.0);
+    assert!((4.0..6.5).contains(&sinr), "mean SINR {sinr} for a budget of 7 dB");
+    let (flat_mcs, _) = run(FadingModel::None, sinr);
+    assert!(mcs < flat_mcs - 1.5, "MCS {mcs} faded, {flat_mcs} flat at {sinr} dB");
+    assert!(run(FadingModel::Ns3Mmwave, 44.0).0 > 27.9);
+}
+
+#[test]
+fn spectral_efficiency_and_tbs() {
+    let r = RadioLink::new(&RadioConfig::default(), 0, 1, 1, "r");
+    assert_eq!(r.spectral_efficiency(-10.5), 0.0);
+    assert!((r.spectral_efficiency(10.0) - 0.6 * 11f64.log2()).abs() < 1e-12);
+    assert_eq!(r.spectral_efficiency(60.0), 7.4063);
+    // 7.4063 * 1e9 * 0.75 * 125e-6 / 8 = 86 792 bytes per slot
+    assert_eq!(r.tbs(7.4063), 86_792);
+}

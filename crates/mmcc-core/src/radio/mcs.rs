@@ -1,0 +1,99 @@
+//! Link adaptation: how an SINR estimate becomes a spectral efficiency, the channel quality a
+//! block sees, and ns3-mmwave's MCS table with its downlink CQI round trip.
+
+use serde::{Deserialize, Serialize};
+
+/// How link adaptation turns the SINR estimate into a spectral efficiency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkAdaptation {
+    /// Attenuated Shannon bound `0.6 log2(1 + SINR)` (3GPP TR 36.942 A.1 style), capped at
+    /// `se_cap`, 0 below `outage_sinr_db`.
+    Shannon,
+    /// ns3-mmwave's adaptive modulation and coding (`MmWaveAmc`, `AmcModel = MiErrorModel`, before
+    /// 2020-06): the highest of MCS 0-28 whose transport-block error rate is at most 10 % at the
+    /// estimated SINR under its mutual-information error model; no MCS below MCS 0's threshold.
+    Ns3MmwaveMcs,
+}
+
+/// The channel quality of one direction at one update: the SINR averaged over the chunks
+/// (linear mean, in dB; what a UE reports as its wide-band SINR) and, per modulation of
+/// [`mi::MODULATIONS`], the effective SINR that link adaptation and the block error rate use.
+/// Without fading all four are the flat SINR.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Quality {
+    pub mean_db: f64,
+    pub eff_db: [f64; 3],
+}
+
+impl Quality {
+    pub fn flat(db: f64) -> Quality {
+        Quality { mean_db: db, eff_db: [db; 3] }
+    }
+
+    /// The SINR a block of modulation `m` (None: no MCS table) experiences.
+    pub fn for_modulation(&self, m: Option<usize>) -> f64 {
+        m.map_or(self.mean_db, |m| self.eff_db[m])
+    }
+}
+
+/// ns3-mmwave's MCS table: (SINR in dB at which the MI error model gives 10 % TB error rate,
+/// bits per resource element = modulation order x effective code rate of `McsEcrTable`).
+/// The thresholds were computed by running the reference's MI error model (`MmWaveMiErrorModel`
+/// with its MI maps and BLER curve tables, a flat channel over all 72 chunks, the transport
+/// block of 22 data symbols of 2592 data subcarriers) and bisecting for 10 % TB error; they
+/// move by < 0.4 dB for 2- to 22-symbol blocks (docs/radio.md).
+pub const NS3_MMWAVE_MCS: [(f64, f64); 29] = [
+    (-7.24, 0.16),
+    (-6.25, 0.20),
+    (-5.83, 0.22),
+    (-4.47, 0.30),
+    (-3.36, 0.38),
+    (-2.33, 0.48),
+    (-1.37, 0.60),
+    (-0.34, 0.74),
+    (0.72, 0.88),
+    (1.62, 1.02),
+    (3.88, 1.20),
+    (3.92, 1.32),
+    (4.70, 1.48),
+    (5.70, 1.68),
+    (6.56, 1.92),
+    (7.52, 2.16),
+    (8.51, 2.40),
+    (10.05, 2.58),
+    (10.48, 2.70),
+    (11.36, 3.00),
+    (12.37, 3.30),
+    (13.44, 3.60),
+    (14.40, 3.90),
+    (15.21, 4.20),
+    (16.19, 4.50),
+    (17.17, 4.80),
+    (18.11, 5.10),
+    (19.16, 5.34),
+    (20.08, 5.52),
+];
+
+/// The downlink MCS ns3-mmwave's scheduler uses for each MCS the UE's error model allows: the
+/// UE reports the allowed MCS as a wide-band CQI, the highest CQI whose efficiency does not
+/// exceed the MCS's (`MmWaveAmc::CreateCqiFeedbackWbTdma`, MCS 28 -> CQI 15), and the gNB's
+/// `MmWaveFlexTtiMacScheduler` takes back the highest MCS whose efficiency does not exceed the
+/// CQI's (`MmWaveAmc::GetMcsFromCqi`); the uplink uses the allowed MCS itself. Both lookups use
+/// the efficiencies of 3GPP TS 36.213 (Table 7.2.3-1 for the CQIs, the MCS table's for the MCSs,
+/// two decimals), so an odd MCS below 28 becomes the even one below it (ns3-mmwave's downlink
+/// transport blocks carry even MCSs: in the stored 60 s thesis-edge NewReno run of
+/// validation/mmwave-runs, 40,796 of the 41,397 milliseconds whose blocks share one MCS).
+pub fn ns3_mmwave_dl_mcs(allowed: usize) -> usize {
+    const CQI_SE: [f64; 16] =
+        [0.0, 0.15, 0.23, 0.38, 0.6, 0.88, 1.18, 1.48, 1.91, 2.41, 2.73, 3.32, 3.9, 4.52, 5.12, 5.55];
+    const MCS_SE: [f64; 29] = [
+        0.15, 0.19, 0.23, 0.31, 0.38, 0.49, 0.6, 0.74, 0.88, 1.03, 1.18, 1.33, 1.48, 1.7, 1.91, 2.16, 2.41,
+        2.57, 2.73, 3.03, 3.32, 3.61, 3.9, 4.21, 4.52, 4.82, 5.12, 5.33, 5.55,
+    ];
+    if allowed >= 28 {
+        return 28;
+    }
+    let cqi = (1..16).take_while(|&c| CQI_SE[c] <= MCS_SE[allowed]).last().unwrap_or(0);
+    (1..29).take_while(|&m| MCS_SE[m] <= CQI_SE[cqi]).last().unwrap_or(0)
+}

@@ -11,14 +11,17 @@
 //! - the scheduler keeps the last report per UE, overwritten by each new one
 //!   (`DoSchedUlMacCtrlInfoReq`) and lowered by each grant's size less 6 bytes
 //!   (`UpdateUlRlcBufferInfo`: the 4-byte MAC subheader, then 2 bytes of RLC header);
-//! - the decision at subframe n is for the downlink of subframe n + 2 (`L1L2CtrlLatency`) and
-//!   the uplink of n + 3 (`UlSchedDelay`); an uplink request is the record plus 3 + 8 + 10
-//!   bytes in the fewest symbols at the uplink MCS (`CalcMinTbSizeNumSym`), and the symbols
-//!   left after HARQ retransmissions are shared: each flow gets its request if both fit, else
-//!   an equal share, a flow needing less than its share leaving the rest to the other
+//! - the decision at subframe n allocates the symbols of subframe n + 2 (`L1L2CtrlLatency`):
+//!   the downlink block and, after it, the uplink block; an uplink request is the record plus
+//!   3 + 8 + 10 bytes in the fewest symbols at the uplink MCS (`CalcMinTbSizeNumSym`), and the
+//!   symbols left after HARQ retransmissions are shared: each flow gets its request if both
+//!   fit, else an equal share, a flow needing less than its share leaving the rest to the other
 //!   ([`split`]);
-//! - the UE takes the grant's bytes from its RLC when the grant reaches it (the downlink
-//!   control of subframe n + 2) and sends them in subframe n + 3.
+//! - the grant reaches the UE in the downlink control symbol of subframe n + 1, the UE takes
+//!   the grant's bytes from its RLC then and sends them in subframe n + 2. (The scheduler labels
+//!   the uplink subframe n + 3, `UlSchedDelay` after the downlink's; the UE applies that delay
+//!   from the subframe it receives the grant in. The runner's `--macTrace` and the scheduler's
+//!   log in a debug build show the uplink block in the downlink block's subframe.)
 //!
 //! A report counts the whole queue, also the bytes a grant already covers but the UE has not
 //! sent yet, so grants can outrun the queue and an uplink block can leave nearly empty, its
@@ -128,8 +131,10 @@ pub struct UlGrants {
     recent_blocks: VecDeque<Time>,
 }
 
-/// The decision at `D` is for the downlink of D + 2 subframes and the uplink of D + 3.
-const DL_AHEAD: u64 = 2;
+/// The decision at `D` is for the downlink block of subframe D + 2 and for an uplink block in
+/// the same subframe, which the UE fills when the grant reaches it, at D + 1.
+const FILL_AFTER: u64 = 1;
+const BLOCK_AFTER: u64 = 2;
 
 impl UlGrants {
     pub fn new(subframe: Dur, symbols: u32) -> UlGrants {
@@ -147,24 +152,21 @@ impl UlGrants {
         }
     }
 
-    /// The first subframe boundary at or after `t`.
-    fn boundary(&self, t: Time) -> Time {
-        let s = self.subframe.0;
-        Time(t.0.div_ceil(s) * s)
-    }
-
     /// The UE's RLC reported `queued` bytes at `now` (an SDU arrived). The UE's MAC makes the
-    /// BSR at its next slot, after that slot's control messages have been taken, and the
-    /// uplink control symbol at the end of the subframe carries it to the next decision; in a
-    /// subframe without an uplink block the next slot is that control symbol itself, so the BSR
-    /// waits a subframe more (`MmWaveUePhy::StartSlot` takes the messages before it indicates
-    /// the slot to the MAC). A packet at exactly a boundary came from the downlink block of the
-    /// subframe before (`RadioLink` delivers a block at the next boundary). A later report for
-    /// the same decision replaces an earlier one.
+    /// BSR at its next slot, after that slot's control messages have been taken
+    /// (`MmWaveUePhy::StartSlot` takes them before it indicates the slot to the MAC): in a
+    /// subframe with an uplink block that is the block's slot, after the downlink's, and the
+    /// uplink control symbol at the end of the subframe carries the BSR to the next decision; in
+    /// a subframe without one it is that control symbol itself, and the BSR waits for the next
+    /// subframe's, a decision later. A packet at exactly a boundary came from the downlink block
+    /// of the subframe before, which `RadioLink` delivers at the boundary; the UE decodes a
+    /// block for 100 us (`MmWaveUePhy::PhyDataPacketReceived`, `TbDecodeLatency`), so its ACK
+    /// is made in the subframe that starts there, before that subframe's uplink slot. A later
+    /// report for the same decision replaces an earlier one.
     pub fn report(&mut self, now: Time, queued: u64) {
         let s = self.subframe.0;
-        // the subframe the packet arrived in
-        let sf = Time(self.boundary(now).0.saturating_sub(s));
+        // the subframe the UE's RLC reports in
+        let sf = Time(now.0 / s * s);
         let with_block = self.recent_blocks.contains(&sf);
         let at = Time(sf.0 + if with_block { s } else { 2 * s });
         let value = reported(queued);
@@ -188,13 +190,13 @@ impl UlGrants {
         !self.reports.is_empty() || self.record > 0 || !self.grants.is_empty()
     }
 
-    /// The decisions due by `now` (each is made two subframes before its first use, so
-    /// everything it depends on has happened). `request(at)` gives the uplink's and the
+    /// The decisions due by `now` (each is made a subframe before its first use, the UE's
+    /// fill, when every report it sees has been made). `request(at)` gives the uplink's and the
     /// downlink's requests and the uplink's modulation for the decision at `at`: (uplink bytes
     /// per symbol, downlink symbols, the grant's link adaptation), None if the uplink cannot be
     /// scheduled (no usable CQI above MCS 0's threshold).
     pub fn decide_until(&mut self, now: Time, mut request: impl FnMut(Time) -> Option<(f64, u32, Grant)>) {
-        let (s, ahead) = (self.subframe.0, self.subframe.0 * DL_AHEAD);
+        let (s, ahead) = (self.subframe.0, self.subframe.0 * FILL_AFTER);
         if now.0 < ahead {
             return;
         }
@@ -216,12 +218,13 @@ impl UlGrants {
                 }
             }
             self.next_decision = Time(at.0 + s);
-            self.decide(at, Dur(ahead), &mut request);
+            self.decide(at, &mut request);
         }
     }
 
-    /// The decision at `at`: the reports it sees, then a grant for the uplink three subframes on.
-    fn decide(&mut self, at: Time, ahead: Dur, request: &mut impl FnMut(Time) -> Option<(f64, u32, Grant)>) {
+    /// The decision at `at`: the reports it sees, then a grant for an uplink block two subframes
+    /// on, whose symbols that subframe's downlink block loses.
+    fn decide(&mut self, at: Time, request: &mut impl FnMut(Time) -> Option<(f64, u32, Grant)>) {
         while self.reports.front().is_some_and(|r| r.0 <= at) {
             self.record = self.reports.pop_front().expect("front").1;
         }
@@ -236,9 +239,9 @@ impl UlGrants {
         }
         let bytes = (per_symbol * ul as f64) as u64;
         self.record = self.record.saturating_sub(bytes.saturating_sub(UL_RECORD_OVERHEAD));
-        let fill_at = at + ahead;
+        let fill_at = at + Dur(self.subframe.0 * FILL_AFTER);
         self.grants.push_back(Grant { fill_at, bytes, ..la });
-        self.taken.push_back((fill_at, ul));
+        self.taken.push_back((at + Dur(self.subframe.0 * BLOCK_AFTER), ul));
     }
 
     /// The grant the UE fills at `now`, if any.
@@ -304,14 +307,15 @@ mod tests {
 
     /// Two ACKs reach the UE at 50 us, in a subframe without an uplink block: their BSR goes
     /// in the next subframe's control symbol, and the decision at 200 us grants them (record
-    /// 125 bytes: 146 with the slack, 2 symbols of 100 bytes) for the uplink of 500 us, filled
-    /// at 400 us, taking the 2 symbols from the downlink of 400 us; the record falls by 200 - 6.
+    /// 125 bytes: 146 with the slack, 2 symbols of 100 bytes); the UE fills the grant at 300 us
+    /// and sends it at 400 us, where the downlink block loses the 2 symbols; the record falls
+    /// by 200 - 6.
     #[test]
     fn a_report_becomes_a_grant_two_subframes_before_its_block() {
         let mut g = UlGrants::new(Dur::from_micros(100), 22);
         g.report(us(50), 112);
         let mut asked = Vec::new();
-        g.decide_until(us(400), |at| {
+        g.decide_until(us(300), |at| {
             asked.push(at);
             Some((100.0, 24, la()))
         });
@@ -319,20 +323,20 @@ mod tests {
         assert_eq!(g.record, 0);
         assert_eq!(g.downlink_symbols(us(300)), 22);
         assert_eq!(g.downlink_symbols(us(400)), 20);
-        assert_eq!(g.grant_at(us(300)), None);
-        let grant = g.grant_at(us(400)).expect("granted");
-        assert_eq!((grant.fill_at, grant.bytes), (us(400), 200));
+        assert_eq!(g.grant_at(us(200)), None);
+        let grant = g.grant_at(us(300)).expect("granted");
+        assert_eq!((grant.fill_at, grant.bytes), (us(300), 200));
         assert!(!g.busy());
-        // the block goes in the subframe of 500 us: an ACK that arrives in it (or from the
-        // downlink block of it, at 600 us) reaches the decision at 600 us, one after it 800 us
-        g.report(us(600), 56);
-        g.report(us(650), 56);
+        // the block goes in the subframe of 400 us: an ACK made in it reaches the decision at
+        // 500 us, one made in the subframe after it (from 500 us) the decision at 700 us
+        g.report(us(450), 56);
+        g.report(us(500), 56);
         let mut asked = Vec::new();
-        g.decide_until(us(1_000), |at| {
+        g.decide_until(us(900), |at| {
             asked.push(at);
             Some((100.0, 24, la()))
         });
-        assert_eq!(asked, vec![us(600), us(800)]);
+        assert_eq!(asked, vec![us(500), us(700)]);
     }
 
     /// Later reports for the same decision replace earlier ones, and each decision overwrites
@@ -343,14 +347,14 @@ mod tests {
         g.report(us(110), 56);
         g.report(us(150), 500);
         let mut seen = Vec::new();
-        g.decide_until(us(500), |at| {
+        g.decide_until(us(400), |at| {
             seen.push(at);
             None // no usable uplink CQI: nothing granted, the record stays
         });
         assert_eq!(seen, vec![us(300)]);
         assert_eq!(g.record, 515);
-        g.report(us(250), 30);
-        g.decide_until(us(700), |_| None);
+        g.report(us(350), 30);
+        g.decide_until(us(600), |_| None);
         assert_eq!(g.record, 31);
     }
 }

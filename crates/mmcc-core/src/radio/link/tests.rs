@@ -141,8 +141,8 @@ fn the_rlc_buffer_counts_pdcp_headers_and_the_rest_of_a_segmented_sdu() {
 
 /// ns3-mmwave's time-division duplex (`ul_grants.rs`): two ACKs reach the UE at 1.05 ms,
 /// in a subframe without an uplink block, so their report reaches the decision at 1.2 ms;
-/// it grants the uplink of 1.5 ms (filled at 1.4 ms) and takes its symbols from the
-/// downlink block of 1.4 ms, which is the only short one; the ACKs arrive at 1.6 ms.
+/// the UE fills the grant at 1.3 ms and sends it at 1.4 ms, in the subframe whose downlink
+/// block loses the grant's symbols, the only short one; the ACKs arrive at 1.5 ms.
 #[test]
 fn the_uplinks_grants_take_their_symbols_from_the_downlink() {
     let cfg = RadioConfig {
@@ -195,7 +195,7 @@ fn the_uplinks_grants_take_their_symbols_from_the_downlink() {
             assert_eq!(b, full, "block {i}");
         }
     }
-    assert_eq!(acks_at, vec![(Time(1_600_000), 2)]);
+    assert_eq!(acks_at, vec![(Time(1_500_000), 2)]);
     assert!(drops.is_empty());
 }
 

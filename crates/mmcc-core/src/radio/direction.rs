@@ -25,8 +25,8 @@ pub(super) struct Harq {
     pub(super) tx: u32,
     /// The SINR the block error rate is measured against (see the module doc).
     pub(super) ref_sinr: f64,
-    /// The block's modulation (index into `mi::MODULATIONS`; None without an MCS table).
-    pub(super) modulation: Option<usize>,
+    /// The block's MCS (ns3-mmwave's table; None without it): its modulation and error curve.
+    pub(super) mcs: Option<usize>,
     pub(super) segs: Vec<(u64, u32)>,
 }
 

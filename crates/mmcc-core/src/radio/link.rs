@@ -9,8 +9,9 @@
 //!    are due, then new data (IP packets segmented).
 //!
 //! The TB fails with `BLER = 1 / (1 + exp(2 (delta + 1.1)))`, `delta = SINR_now + 10 log10(n) -
-//! SINR_ref` (n transmissions, chase combining; SINR_ref is the estimate, or the chosen MCS's
-//! 10 % threshold with the MCS table). A failed TB is retransmitted after the
+//! SINR_ref` (n transmissions, chase combining; SINR_ref is the estimate), or with the MCS table
+//! with ns3-mmwave's steeper curve against the chosen MCS's 10 % threshold (`mcs.rs`,
+//! `ns3_mmwave_bler`). A failed TB is retransmitted after the
 //! HARQ round trip (8 slots) up to 4 transmissions; then its bytes go back to RLC, resent after
 //! the status cycle (5 ms), at most 8 times per packet, after which the packet is discarded
 //! (a loss TCP sees, cause `rlc_discard`). The receiver delivers packets to IP in order: a
@@ -26,7 +27,7 @@ use super::geometry::{self, Trajectory, Vec3};
 use super::los_tracker::LosTracker;
 use super::direction::{Direction, Harq};
 pub use super::direction::DirStats;
-pub use super::mcs::{ns3_mmwave_dl_mcs, LinkAdaptation, Quality, NS3_MMWAVE_MCS};
+pub use super::mcs::{generic_bler, ns3_mmwave_bler, ns3_mmwave_dl_mcs, LinkAdaptation, Quality, NS3_MMWAVE_MCS};
 use super::rlc_report::{RlcReporting, RlcReports, PDU_SLACK};
 use super::ul_grants::{self, Grant, UlGrants, UplinkScheduling, UL_MAC_OVERHEAD};
 use super::{PathLossModel, RadioConfig};
@@ -253,8 +254,8 @@ impl RadioLink {
     }
 
     /// Link adaptation: (spectral efficiency, the SINR its block error rate is measured
-    /// against, the block's modulation) for an estimated quality, on the downlink (`d` 0) or
-    /// the uplink (1).
+    /// against, the block's MCS) for an estimated quality, on the downlink (`d` 0) or the
+    /// uplink (1).
     fn choose_q(&self, est: &Quality, d: usize) -> (f64, f64, Option<usize>) {
         if est.mean_db < self.cfg.outage_sinr_db {
             return (0.0, est.mean_db, None);
@@ -268,7 +269,7 @@ impl RadioLink {
             ),
             LinkAdaptation::Ns3MmwaveMcs => self.mcs_for(est, d).map_or((0.0, est.mean_db, None), |m| {
                 let (se, thr) = self.at_mcs(m);
-                (se, thr, Some(mi::modulation_of_mcs(m)))
+                (se, thr, Some(m))
             }),
         }
     }
@@ -295,7 +296,19 @@ impl RadioLink {
 
     /// BLER for an estimation error delta (dB): 1 / (1 + exp(2 (delta + 1.1))).
     pub fn bler(delta_db: f64) -> f64 {
-        1.0 / (1.0 + (2.0 * (delta_db + 1.1)).exp())
+        generic_bler(delta_db)
+    }
+
+    /// The error rate of a block of MCS `mcs` (None: no MCS table) whose channel quality is
+    /// `sinr` after `tx` transmissions (chase combining adds 10 log10(tx) dB) against its
+    /// reference `ref_sinr`: ns3-mmwave's steep curve with its MCS table, the generic one
+    /// otherwise.
+    fn block_error(sinr: &Quality, mcs: Option<usize>, tx: u32, ref_sinr: f64) -> f64 {
+        let delta = sinr.for_modulation(mcs.map(mi::modulation_of_mcs)) + 10.0 * (tx as f64).log10() - ref_sinr;
+        match mcs {
+            Some(m) => ns3_mmwave_bler(delta, m),
+            None => generic_bler(delta),
+        }
     }
 
     /// UE position at time `t`.
@@ -529,11 +542,11 @@ impl RadioLink {
             None => true,
             Some(exp) => measured.is_some_and(|m| at < m + exp),
         };
-        let (se, ref_sinr, modulation) = if known {
+        let (se, ref_sinr, mcs) = if known {
             self.choose_q(&self.estimate(1), 1)
         } else {
             let (se, thr) = self.at_mcs(0);
-            (se, thr, Some(mi::modulation_of_mcs(0)))
+            (se, thr, Some(0))
         };
         if se <= 0.0 {
             return None;
@@ -550,7 +563,7 @@ impl RadioLink {
         } else {
             ul_grants::symbols_for(dl_bytes, per_symbol(self.choose_q(&self.estimate(0), 0).0), symbols)
         };
-        let la = Grant { fill_at: at, bytes: 0, ref_sinr, modulation };
+        let la = Grant { fill_at: at, bytes: 0, ref_sinr, mcs };
         Some((per_symbol(se), dl_symbols, la))
     }
 
@@ -564,7 +577,7 @@ impl RadioLink {
             let dir = &mut self.dirs[1];
             dir.stats.tbs += 1;
             dir.stats.air_bytes += h.segs.iter().map(|s| s.1 as u64).sum::<u64>();
-            let failed = dir.rng.bernoulli(Self::bler(sinr.for_modulation(h.modulation) - h.ref_sinr));
+            let failed = dir.rng.bernoulli(Self::block_error(&sinr, h.mcs, h.tx, h.ref_sinr));
             self.settle(1, h, failed, now);
         }
         if self.dirs[1].harq.front().is_some_and(|h| h.due <= now) {
@@ -578,8 +591,8 @@ impl RadioLink {
         u.measured_at = Some(now + self.cfg.slot);
         let segs = self.dirs[1].fill(g.bytes.saturating_sub(UL_MAC_OVERHEAD), now, drops);
         if !segs.is_empty() {
-            let (ref_sinr, modulation) = (g.ref_sinr, g.modulation);
-            self.ul_staged = Some(Harq { due: now, tx: 1, ref_sinr, modulation, segs });
+            let (ref_sinr, mcs) = (g.ref_sinr, g.mcs);
+            self.ul_staged = Some(Harq { due: now, tx: 1, ref_sinr, mcs, segs });
         }
     }
 
@@ -615,8 +628,7 @@ impl RadioLink {
         h.tx += 1;
         dir.stats.harq_retx += 1;
         dir.stats.air_bytes += h.segs.iter().map(|s| s.1 as u64).sum::<u64>();
-        let delta = sinr.for_modulation(h.modulation) + 10.0 * (h.tx as f64).log10() - h.ref_sinr;
-        let failed = dir.rng.bernoulli(Self::bler(delta));
+        let failed = dir.rng.bernoulli(Self::block_error(&sinr, h.mcs, h.tx, h.ref_sinr));
         self.settle(d, h, failed, now);
     }
 
@@ -644,10 +656,10 @@ impl RadioLink {
     /// A new block at the MCS link adaptation chooses (ns3-mmwave without a valid downlink CQI:
     /// CQI 1, MCS 0), filled from the RLC buffer; a failed one waits for its HARQ round trip.
     fn new_block(&mut self, d: usize, now: Time, sinr: Quality, drops: &mut Vec<(Packet, DropCause)>) {
-        let (se, ref_sinr, modulation) = match self.cfg.cqi_expiry {
+        let (se, ref_sinr, mcs) = match self.cfg.cqi_expiry {
             Some(exp) if d == 0 && !self.cqi.known(now, self.cfg.cqi_report_delay, exp) => {
                 let (se, thr) = self.at_mcs(0);
-                (se, thr, Some(mi::modulation_of_mcs(0)))
+                (se, thr, Some(0))
             }
             _ => {
                 let est = self.estimate(d);
@@ -672,8 +684,8 @@ impl RadioLink {
         let dir = &mut self.dirs[d];
         dir.stats.tbs += 1;
         dir.stats.air_bytes += segs.iter().map(|s| s.1 as u64).sum::<u64>();
-        let failed = dir.rng.bernoulli(Self::bler(sinr.for_modulation(modulation) - ref_sinr));
-        self.settle(d, Harq { due: now, tx: 1, ref_sinr, modulation, segs }, failed, now);
+        let failed = dir.rng.bernoulli(Self::block_error(&sinr, mcs, 1, ref_sinr));
+        self.settle(d, Harq { due: now, tx: 1, ref_sinr, mcs, segs }, failed, now);
     }
 
     /// Stop a direction's slots (its packets stay where they are).

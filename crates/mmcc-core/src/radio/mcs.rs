@@ -97,3 +97,49 @@ pub fn ns3_mmwave_dl_mcs(allowed: usize) -> usize {
     let cqi = (1..16).take_while(|&c| CQI_SE[c] <= MCS_SE[allowed]).last().unwrap_or(0);
     (1..29).take_while(|&m| MCS_SE[m] <= CQI_SE[cqi]).last().unwrap_or(0)
 }
+
+/// How far (dB) above an MCS's 10 % threshold ns3-mmwave's transport blocks fail only 1 % of
+/// the time: its MI error model's block error falls that steeply (a code block's error is a
+/// Gaussian function of its mutual information, and a block of many code blocks fails if one
+/// does). Computed like [`NS3_MMWAVE_MCS`]'s thresholds, by running the reference's error model
+/// on a flat channel for the 22-symbol block, in 0.005 dB steps; its one-symbol blocks' curves
+/// are 0.14-0.45 dB wide. mmcc's generic curve ([`generic_bler`]) takes 1.2 dB.
+pub const NS3_MMWAVE_BLER_WIDTH_DB: [f64; 29] = [
+    0.096, 0.078, 0.128, 0.096, 0.109, 0.087, 0.096, 0.090, 0.090, 0.104, 0.137, 0.105, 0.101, 0.115,
+    0.105, 0.111, 0.111, 0.173, 0.158, 0.135, 0.102, 0.121, 0.129, 0.113, 0.149, 0.149, 0.152, 0.185,
+    0.214,
+];
+
+/// The generic block error rate for an estimation error `delta` (dB):
+/// 1 / (1 + exp(2 (delta + 1.1))), 10 % at 0.
+pub fn generic_bler(delta_db: f64) -> f64 {
+    1.0 / (1.0 + (2.0 * (delta_db + 1.1)).exp())
+}
+
+/// ns3-mmwave's block error rate for a block of MCS `mcs` whose SINR is `delta` dB above the
+/// MCS's 10 % threshold: a logistic curve through its 10 % and 1 % points,
+/// 1 / (1 + 9 * 11^(delta / w)), w from [`NS3_MMWAVE_BLER_WIDTH_DB`].
+pub fn ns3_mmwave_bler(delta_db: f64, mcs: usize) -> f64 {
+    1.0 / (1.0 + 9.0 * 11f64.powf(delta_db / NS3_MMWAVE_BLER_WIDTH_DB[mcs]))
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ns3-mmwave's curve passes 10 % at the threshold and 1 % at its width, and is far steeper
+    /// than the generic one: half a dB above MCS 28's threshold its blocks fail about 0.05 % of
+    /// the time, the generic curve's 5 %.
+    #[test]
+    fn ns3_mmwave_blocks_fail_ten_times_less_at_a_fraction_of_a_db() {
+        for (m, &w) in NS3_MMWAVE_BLER_WIDTH_DB.iter().enumerate() {
+            assert!((ns3_mmwave_bler(0.0, m) - 0.1).abs() < 1e-12, "MCS {m}");
+            assert!((ns3_mmwave_bler(w, m) - 0.01).abs() < 1e-3, "MCS {m}");
+        }
+        assert!(ns3_mmwave_bler(0.5, 28) < 1e-3);
+        assert!(generic_bler(0.5) > 0.03);
+        assert!((generic_bler(0.0) - 0.0998).abs() < 1e-3);
+        assert!(ns3_mmwave_bler(-1.0, 0) > 0.99);
+    }
+}

@@ -103,9 +103,9 @@ pub fn symbols_for(bytes: u64, per_symbol: f64, max: u32) -> u32 {
 pub struct Grant {
     pub fill_at: Time,
     pub bytes: u64,
-    /// The SINR its block errors are measured against, and its modulation.
+    /// The SINR its block errors are measured against, and its MCS (None without the table).
     pub ref_sinr: f64,
-    pub modulation: Option<usize>,
+    pub mcs: Option<usize>,
 }
 
 /// The reports on their way, the scheduler's record, the grants not yet filled and the
@@ -281,7 +281,7 @@ mod tests {
     }
 
     fn la() -> Grant {
-        Grant { fill_at: Time::ZERO, bytes: 0, ref_sinr: 0.0, modulation: None }
+        Grant { fill_at: Time::ZERO, bytes: 0, ref_sinr: 0.0, mcs: None }
     }
 
     #[test]

@@ -110,6 +110,8 @@ pub struct RadioLink {
     /// last boundary, sent in the subframe after it.
     ul: Option<UlGrants>,
     ul_staged: Option<Harq>,
+    /// With grants: the last few downlink blocks (slot, symbols), newest last.
+    dl_blocks: VecDeque<(Time, u32)>,
 }
 
 /// The gNB's knowledge of the UE's downlink CQI (`RadioConfig::cqi_expiry`): reports are made
@@ -219,6 +221,7 @@ impl RadioLink {
             cqi: DlCqi::default(),
             ul: granted.then(|| UlGrants::new(cfg.slot, cfg.data_symbols)),
             ul_staged: None,
+            dl_blocks: VecDeque::new(),
         };
         r.dirs[1].rlc_headers = granted;
         if cfg.rlc_reporting == RlcReporting::Ns3Mmwave && !r.trace_mode {
@@ -466,11 +469,37 @@ impl RadioLink {
             if let Some(r) = self.dirs[0].reports.as_mut() {
                 r.on_uplink_sdu(now);
             }
+            let arrival = self.arrival_symbol(now);
             if let Some(u) = self.ul.as_mut() {
-                u.report(now, self.dirs[1].buffered_bytes());
+                u.report(now, self.dirs[1].buffered_bytes(), arrival);
             }
         }
         Ok(self.wake(d, now))
+    }
+
+    /// How many symbols into its slot a packet reaching the UE's uplink at `now` arrives: at a
+    /// boundary it came from the downlink block of the slot before and arrives as many symbols
+    /// in as that block ended (its decoding takes a slot, `ul_grants.rs`); otherwise its own
+    /// offset. Symbols of a slot: the data symbols and two control symbols.
+    fn arrival_symbol(&self, now: Time) -> u32 {
+        let (s, per) = (self.cfg.slot.0, self.cfg.data_symbols as u64 + 2);
+        let sf = now.0 / s * s;
+        if now.0 > sf {
+            return ((now.0 - sf) * per).div_ceil(s) as u32;
+        }
+        let prev = self.dl_blocks.iter().find(|b| b.0 .0 + s == sf).map_or(0, |b| b.1);
+        if prev == 0 { 0 } else { 1 + prev }
+    }
+
+    /// With grants, remember a downlink block's symbols (`arrival_symbol`).
+    fn note_dl_block(&mut self, now: Time, symbols: u32) {
+        if self.ul.is_none() {
+            return;
+        }
+        self.dl_blocks.push_back((now, symbols));
+        if self.dl_blocks.len() > 3 {
+            self.dl_blocks.pop_front();
+        }
     }
 
     /// Whether direction `d` has anything to do at the next slot.
@@ -622,6 +651,7 @@ impl RadioLink {
     fn harq_retransmission(&mut self, d: usize, now: Time, sinr: Quality) {
         if d == 0 {
             self.cqi.on_block(now); // the UE reports on a retransmitted block too
+            self.note_dl_block(now, self.cfg.data_symbols);
         }
         let dir = &mut self.dirs[d];
         let mut h = dir.harq.pop_front().expect("due");
@@ -666,7 +696,8 @@ impl RadioLink {
                 self.choose_q(&est, d)
             }
         };
-        let mut cap = self.tbs(se);
+        let full = self.tbs(se);
+        let mut cap = full;
         if let (0, Some(u)) = (d, self.ul.as_mut()) {
             // the symbols the uplink's grants left (ul_grants.rs)
             cap = cap * u.downlink_symbols(now) as u64 / u.symbols as u64;
@@ -678,12 +709,16 @@ impl RadioLink {
         if segs.is_empty() {
             return;
         }
+        let sent = segs.iter().map(|s| s.1 as u64).sum::<u64>();
         if d == 0 {
             self.cqi.on_block(now);
+            // the symbols the block takes
+            let symbols = self.cfg.data_symbols as u64;
+            self.note_dl_block(now, (sent * symbols).div_ceil(full).min(symbols) as u32);
         }
         let dir = &mut self.dirs[d];
         dir.stats.tbs += 1;
-        dir.stats.air_bytes += segs.iter().map(|s| s.1 as u64).sum::<u64>();
+        dir.stats.air_bytes += sent;
         let failed = dir.rng.bernoulli(Self::block_error(&sinr, mcs, 1, ref_sinr));
         self.settle(d, Harq { due: now, tx: 1, ref_sinr, mcs, segs }, failed, now);
     }

@@ -121,14 +121,13 @@ pub struct UlGrants {
     /// The next subframe boundary to decide.
     next_decision: Time,
     grants: VecDeque<Grant>,
-    /// Downlink symbols the uplink takes: (downlink subframe, symbols), ascending.
-    taken: VecDeque<(Time, u32)>,
+    /// The symbols of the subframes with an uplink block: (subframe, the downlink block's
+    /// share, the uplink block's), ascending.
+    taken: VecDeque<(Time, u32, u32)>,
     /// When the scheduler last measured the uplink (an uplink block's subframe).
     pub measured_at: Option<Time>,
     /// When the UE's RLC last reported.
     last_report: Time,
-    /// The subframes of the last few uplink blocks (granted, sent or empty), ascending.
-    recent_blocks: VecDeque<Time>,
 }
 
 /// The decision at `D` is for the downlink block of subframe D + 2 and for an uplink block in
@@ -148,27 +147,28 @@ impl UlGrants {
             taken: VecDeque::new(),
             measured_at: None,
             last_report: Time::ZERO,
-            recent_blocks: VecDeque::new(),
         }
     }
 
-    /// The UE's RLC reported `queued` bytes at `now` (an SDU arrived). The UE's MAC makes the
-    /// BSR at its next slot, after that slot's control messages have been taken
-    /// (`MmWaveUePhy::StartSlot` takes them before it indicates the slot to the MAC): in a
-    /// subframe with an uplink block that is the block's slot, after the downlink's, and the
-    /// uplink control symbol at the end of the subframe carries the BSR to the next decision; in
-    /// a subframe without one it is that control symbol itself, and the BSR waits for the next
-    /// subframe's, a decision later. A packet at exactly a boundary came from the downlink block
-    /// of the subframe before, which `RadioLink` delivers at the boundary; the UE decodes a
-    /// block for 100 us (`MmWaveUePhy::PhyDataPacketReceived`, `TbDecodeLatency`), so its ACK
-    /// is made in the subframe that starts there, before that subframe's uplink slot. A later
-    /// report for the same decision replaces an earlier one.
-    pub fn report(&mut self, now: Time, queued: u64) {
+    /// The UE's RLC reported `queued` bytes at `now` (an SDU arrived), `arrival` symbols into
+    /// its subframe. The UE's MAC makes the BSR at its next slot, after that slot's control
+    /// messages have been taken (`MmWaveUePhy::StartSlot` takes them before it indicates the
+    /// slot to the MAC): if the subframe has an uplink block whose slot (after the control
+    /// symbol and the downlink block's symbols) has not begun, that slot, and the uplink
+    /// control symbol at the end of the subframe carries the BSR to the next decision;
+    /// otherwise the control symbol itself, and the BSR waits for the next subframe's, a
+    /// decision later. A packet at exactly a boundary came from the downlink block of the
+    /// subframe before, which `RadioLink` delivers at the boundary; the UE decodes a block for
+    /// 100 us (`MmWaveUePhy::PhyDataPacketReceived`, `TbDecodeLatency`), so its ACK is made in
+    /// the subframe that starts there, as many symbols in as that block ended. A later report
+    /// for the same decision replaces an earlier one.
+    pub fn report(&mut self, now: Time, queued: u64, arrival: u32) {
         let s = self.subframe.0;
         // the subframe the UE's RLC reports in
         let sf = Time(now.0 / s * s);
-        let with_block = self.recent_blocks.contains(&sf);
-        let at = Time(sf.0 + if with_block { s } else { 2 * s });
+        // the uplink slot starts after the control symbol and the downlink block
+        let before_slot = self.taken.iter().any(|&(t, dl, _)| t == sf && 1 + dl >= arrival);
+        let at = Time(sf.0 + if before_slot { s } else { 2 * s });
         let value = reported(queued);
         self.last_report = now;
         match self.reports.back_mut() {
@@ -181,7 +181,7 @@ impl UlGrants {
     /// reported again `timer` after the last report (`LteRlcAm::ExpireRbsTimer`).
     pub fn report_if_stale(&mut self, now: Time, queued: u64, timer: Dur) {
         if queued > 0 && !self.busy() && now >= self.last_report + timer {
-            self.report(now, queued);
+            self.report(now, queued, 0);
         }
     }
 
@@ -233,7 +233,7 @@ impl UlGrants {
         }
         let Some((per_symbol, dl_symbols, la)) = request(at) else { return };
         let want = symbols_for(self.record + UL_REQUEST_SLACK, per_symbol, self.symbols);
-        let (_, ul) = split(self.symbols, dl_symbols, want);
+        let (dl, ul) = split(self.symbols, dl_symbols, want);
         if ul == 0 {
             return;
         }
@@ -241,7 +241,7 @@ impl UlGrants {
         self.record = self.record.saturating_sub(bytes.saturating_sub(UL_RECORD_OVERHEAD));
         let fill_at = at + Dur(self.subframe.0 * FILL_AFTER);
         self.grants.push_back(Grant { fill_at, bytes, ..la });
-        self.taken.push_back((at + Dur(self.subframe.0 * BLOCK_AFTER), ul));
+        self.taken.push_back((at + Dur(self.subframe.0 * BLOCK_AFTER), dl, ul));
     }
 
     /// The grant the UE fills at `now`, if any.
@@ -249,10 +249,6 @@ impl UlGrants {
         while let Some(g) = self.grants.front().copied().filter(|g| g.fill_at <= now) {
             // a grant is a block in the next subframe, with data or empty
             self.grants.pop_front();
-            self.recent_blocks.push_back(g.fill_at + self.subframe);
-            if self.recent_blocks.len() > 4 {
-                self.recent_blocks.pop_front();
-            }
             if g.fill_at == now {
                 return Some(g);
             }
@@ -266,7 +262,7 @@ impl UlGrants {
             self.taken.pop_front();
         }
         match self.taken.front() {
-            Some(&(t, n)) if t == now => self.symbols - n,
+            Some(&(t, _, n)) if t == now => self.symbols - n,
             _ => self.symbols,
         }
     }
@@ -313,7 +309,7 @@ mod tests {
     #[test]
     fn a_report_becomes_a_grant_two_subframes_before_its_block() {
         let mut g = UlGrants::new(Dur::from_micros(100), 22);
-        g.report(us(50), 112);
+        g.report(us(50), 112, 0);
         let mut asked = Vec::new();
         g.decide_until(us(300), |at| {
             asked.push(at);
@@ -329,8 +325,8 @@ mod tests {
         assert!(!g.busy());
         // the block goes in the subframe of 400 us: an ACK made in it reaches the decision at
         // 500 us, one made in the subframe after it (from 500 us) the decision at 700 us
-        g.report(us(450), 56);
-        g.report(us(500), 56);
+        g.report(us(450), 56, 0);
+        g.report(us(500), 56, 0);
         let mut asked = Vec::new();
         g.decide_until(us(900), |at| {
             asked.push(at);
@@ -344,8 +340,8 @@ mod tests {
     #[test]
     fn the_last_report_before_a_decision_overwrites_the_record() {
         let mut g = UlGrants::new(Dur::from_micros(100), 22);
-        g.report(us(110), 56);
-        g.report(us(150), 500);
+        g.report(us(110), 56, 0);
+        g.report(us(150), 500, 0);
         let mut seen = Vec::new();
         g.decide_until(us(400), |at| {
             seen.push(at);
@@ -353,7 +349,7 @@ mod tests {
         });
         assert_eq!(seen, vec![us(300)]);
         assert_eq!(g.record, 515);
-        g.report(us(350), 30);
+        g.report(us(350), 30, 0);
         g.decide_until(us(600), |_| None);
         assert_eq!(g.record, 31);
     }

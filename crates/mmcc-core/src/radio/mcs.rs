@@ -101,13 +101,14 @@ pub fn ns3_mmwave_dl_mcs(allowed: usize) -> usize {
 /// How far (dB) above an MCS's 10 % threshold ns3-mmwave's transport blocks fail only 1 % of
 /// the time: its MI error model's block error falls that steeply (a code block's error is a
 /// Gaussian function of its mutual information, and a block of many code blocks fails if one
-/// does). Computed like [`NS3_MMWAVE_MCS`]'s thresholds, by running the reference's error model
-/// on a flat channel for the 22-symbol block, in 0.005 dB steps; its one-symbol blocks' curves
-/// are 0.14-0.45 dB wide. mmcc's generic curve ([`generic_bler`]) takes 1.2 dB.
+/// does). Measured like [`NS3_MMWAVE_MCS`]'s thresholds, by running the reference's error model
+/// on a flat channel for the 22-symbol block (`ns3/mmwave-oracle/mmcc-mi-error-probe.cc`, whose
+/// 10 % points are that table's thresholds); its one-symbol blocks' curves are 0.14-0.45 dB
+/// wide. mmcc's generic curve ([`generic_bler`]) takes 1.2 dB.
 pub const NS3_MMWAVE_BLER_WIDTH_DB: [f64; 29] = [
-    0.096, 0.078, 0.128, 0.096, 0.109, 0.087, 0.096, 0.090, 0.090, 0.104, 0.137, 0.105, 0.101, 0.115,
-    0.105, 0.111, 0.111, 0.173, 0.158, 0.135, 0.102, 0.121, 0.129, 0.113, 0.149, 0.149, 0.152, 0.185,
-    0.214,
+    0.091, 0.073, 0.131, 0.096, 0.112, 0.088, 0.094, 0.093, 0.087, 0.106, 0.140, 0.105, 0.102, 0.115,
+    0.104, 0.114, 0.115, 0.177, 0.160, 0.131, 0.104, 0.122, 0.130, 0.108, 0.151, 0.155, 0.152, 0.184,
+    0.218,
 ];
 
 /// The generic block error rate for an estimation error `delta` (dB):

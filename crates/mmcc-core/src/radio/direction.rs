@@ -123,6 +123,11 @@ impl Direction {
         w + self.window.iter().skip(from).map(|s| s.unsent as u64).sum::<u64>()
     }
 
+    /// Whether a block's bytes wait to be applied at the next slot.
+    pub(super) fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
     pub(super) fn has_work(&self) -> bool {
         let waiting = match &self.waiting {
             Waiting::DropTail { q, .. } => !q.is_empty(),

@@ -529,6 +529,12 @@ impl RadioLink {
         drops: &mut Vec<(Packet, DropCause)>,
     ) -> Option<Time> {
         self.dirs[d].slot_scheduled = false;
+        if d == 1 && self.dirs[1].has_pending() {
+            // an uplink block reached the gNB: its PDU polls the gNB's RLC
+            if let Some(r) = self.dirs[0].reports.as_mut() {
+                r.uplink_polled();
+            }
+        }
         self.dirs[d].deliver(out, drops);
         self.dirs[d].with_reports(|r, queued, held| r.due(now, queued, held));
         let sinr = self.current(d);
@@ -703,6 +709,15 @@ impl RadioLink {
             cap = cap * u.downlink_symbols(now) as u64 / u.symbols as u64;
         }
         if cap == 0 {
+            return;
+        }
+        if d == 0 && self.dirs[0].reports.as_mut().is_some_and(|r| r.gnb_status_now(now)) {
+            // the gNB's STATUS for the uplink takes this opportunity alone (rlc_report.rs)
+            self.cqi.on_block(now);
+            let symbols = self.cfg.data_symbols as u64;
+            let asked = self.dirs[0].reports.as_ref().map_or(0, |r| r.allowance(cap));
+            self.note_dl_block(now, (asked * symbols).div_ceil(full).clamp(1, symbols) as u32);
+            self.dirs[0].stats.tbs += 1;
             return;
         }
         let segs = self.dirs[d].fill(cap, now, drops);

@@ -16,8 +16,10 @@
 //! poll that finds it running waits for the UE's next report (`LteRlcAm::ExpireStatusProhibitTimer`
 //! reports nothing): when its next uplink SDU (an ACK) reaches its RLC, or when the UE RLC's own
 //! report timer expires (the same `ReportBufferStatusTimer`, restarted by each uplink SDU). The
-//! STATUS takes the uplink's scheduling delay to reach the gNB. Not modelled: the gNB's STATUS
-//! PDUs for the uplink, which also make the UE report.
+//! STATUS takes the uplink's scheduling delay to reach the gNB. The gNB's RLC owes the UE a
+//! STATUS for the uplink likewise (the UE's PDUs poll) and sends it, at most once per
+//! t-StatusProhibit, alone in a downlink transmission opportunity (`LteRlcAm::
+//! DoNotifyTxOpportunity` returns after a STATUS): that block carries no data.
 
 use crate::time::{Dur, Time};
 use serde::{Deserialize, Serialize};
@@ -62,6 +64,10 @@ pub struct RlcReports {
     status_wanted: bool,
     /// When the UE RLC's report timer expires next.
     ue_timer_at: Option<Time>,
+    /// The gNB's RLC owes the UE a STATUS for the uplink (the UE's PDUs poll too).
+    gnb_status_wanted: bool,
+    /// The gNB's t-StatusProhibit runs until then.
+    gnb_prohibit_until: Time,
 }
 
 impl RlcReports {
@@ -78,6 +84,8 @@ impl RlcReports {
             prohibit_until: Time::ZERO,
             status_wanted: false,
             ue_timer_at: None,
+            gnb_status_wanted: false,
+            gnb_prohibit_until: Time::ZERO,
         }
     }
 
@@ -151,6 +159,24 @@ impl RlcReports {
         }
     }
 
+    /// An uplink PDU (every one polls) reached the gNB's RLC: it owes the UE a STATUS.
+    pub fn uplink_polled(&mut self) {
+        self.gnb_status_wanted = true;
+    }
+
+    /// Whether the gNB's RLC sends its STATUS for the uplink in the downlink opportunity at
+    /// `now`: a STATUS PDU goes alone in the opportunity it is sent in
+    /// (`LteRlcAm::DoNotifyTxOpportunity` returns after it), at most once per t-StatusProhibit.
+    /// If so it is sent (the prohibit timer starts).
+    pub fn gnb_status_now(&mut self, now: Time) -> bool {
+        if !self.gnb_status_wanted || now < self.gnb_prohibit_until {
+            return false;
+        }
+        self.gnb_status_wanted = false;
+        self.gnb_prohibit_until = now + self.prohibit;
+        true
+    }
+
     fn send_status(&mut self, now: Time) {
         self.status.push_back(now + self.uplink_delay);
         self.prohibit_until = now + self.prohibit;
@@ -200,6 +226,20 @@ mod tests {
         assert_eq!(r.record, 7); // the first STATUS (500 us)
         r.record = 0;
         refreshed_exactly_at(&mut r, us(1_700), 5);
+    }
+
+    /// The gNB's STATUS for the uplink goes in the first downlink opportunity after a poll, at
+    /// most once per t-StatusProhibit (1 ms), and only when a poll asked for it.
+    #[test]
+    fn the_gnbs_status_for_the_uplink_takes_one_opportunity_per_prohibit_period() {
+        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500));
+        assert!(!r.gnb_status_now(us(0)), "no poll yet");
+        r.uplink_polled();
+        assert!(r.gnb_status_now(us(100)));
+        assert!(!r.gnb_status_now(us(200)), "sent");
+        r.uplink_polled();
+        assert!(!r.gnb_status_now(us(1_000)), "prohibited until 1.1 ms");
+        assert!(r.gnb_status_now(us(1_100)));
     }
 
     #[test]

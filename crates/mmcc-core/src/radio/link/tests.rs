@@ -3,6 +3,18 @@
 use super::*;
 use crate::net::QueueConfig;
 
+/// A link of `cfg` (drawing from `seed`) updated at 1 ms, with `packets` 1400-byte segments
+/// in its downlink buffer.
+fn link_with_downlink_data(cfg: &RadioConfig, seed: u64, packets: u64) -> (RadioLink, Time) {
+    let mut r = RadioLink::new(cfg, 0, 1, seed, "r");
+    let t0 = Time::from_millis(1);
+    r.update(t0);
+    for k in 0..packets {
+        r.enqueue(0, &Packet::data(0, 0, 1, k * 1400, 1400, t0, false), t0).unwrap();
+    }
+    (r, t0)
+}
+
 #[test]
 fn bler_is_ten_percent_at_zero_error() {
     assert!((RadioLink::bler(0.0) - 0.0998).abs() < 1e-3);
@@ -73,13 +85,8 @@ fn the_bursts_last_sdu_waits_for_the_next_rlc_report() {
             rlc_reporting: reporting,
             ..RadioConfig::default()
         };
-        let mut r = RadioLink::new(&cfg, 0, 1, 3, "r");
         // the scheduler had a CQI: no MCS 0 blocks at the start
-        let t0 = Time::from_millis(1);
-        r.update(t0);
-        for seq in 0..60 {
-            r.enqueue(0, &Packet::data(0, 0, 1, seq * 1400, 1400, t0, false), t0).unwrap();
-        }
+        let (mut r, t0) = link_with_downlink_data(&cfg, 3, 60);
         let (mut got, mut drops) = (Vec::new(), Vec::new());
         let mut now = t0;
         while got.len() < 60 && now < Time::from_millis(10) {
@@ -153,12 +160,7 @@ fn the_uplinks_grants_take_their_symbols_from_the_downlink() {
         rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(10_000_000), limit_packets: None, room_bytes: None },
         ..RadioConfig::default()
     };
-    let mut r = RadioLink::new(&cfg, 0, 1, 5, "r");
-    let t0 = Time::from_millis(1);
-    r.update(t0);
-    for k in 0..400 {
-        r.enqueue(0, &Packet::data(0, 0, 1, k * 1400, 1400, t0, false), t0).unwrap();
-    }
+    let (mut r, t0) = link_with_downlink_data(&cfg, 5, 400);
     let full = r.tbs(r.choose_q(&r.estimate(0), 0).0);
     let (mut out, mut drops) = (Vec::new(), Vec::new());
     let mut blocks = Vec::new();

@@ -27,7 +27,8 @@ use super::geometry::{self, Trajectory, Vec3};
 use super::los_tracker::LosTracker;
 use super::direction::{Direction, Harq};
 pub use super::direction::DirStats;
-pub use super::mcs::{generic_bler, ns3_mmwave_bler, ns3_mmwave_dl_mcs, LinkAdaptation, Quality, NS3_MMWAVE_MCS};
+use super::mcs::{generic_bler, ns3_mmwave_bler};
+pub use super::mcs::{ns3_mmwave_dl_mcs, LinkAdaptation, Quality, NS3_MMWAVE_MCS};
 use super::rlc_report::{RlcReporting, RlcReports, PDU_SLACK};
 use super::ul_grants::{self, Grant, UlGrants, UplinkScheduling, UL_MAC_OVERHEAD};
 use super::{PathLossModel, RadioConfig};
@@ -297,11 +298,6 @@ impl RadioLink {
         (se * self.cfg.bandwidth_hz * self.cfg.eta * self.cfg.slot.secs_f64() / 8.0) as u64
     }
 
-    /// BLER for an estimation error delta (dB): 1 / (1 + exp(2 (delta + 1.1))).
-    pub fn bler(delta_db: f64) -> f64 {
-        generic_bler(delta_db)
-    }
-
     /// The error rate of a block of MCS `mcs` (None: no MCS table) whose channel quality is
     /// `sinr` after `tx` transmissions (chase combining adds 10 log10(tx) dB) against its
     /// reference `ref_sinr`: ns3-mmwave's steep curve with its MCS table, the generic one
@@ -469,8 +465,8 @@ impl RadioLink {
             if let Some(r) = self.dirs[0].reports.as_mut() {
                 r.on_uplink_sdu(now);
             }
-            let arrival = self.arrival_symbol(now);
             if let Some(u) = self.ul.as_mut() {
+                let arrival = Self::arrival_symbol(&self.cfg, &self.dl_blocks, now);
                 u.report(now, self.dirs[1].buffered_bytes(), arrival);
             }
         }
@@ -481,13 +477,13 @@ impl RadioLink {
     /// boundary it came from the downlink block of the slot before and arrives as many symbols
     /// in as that block ended (its decoding takes a slot, `ul_grants.rs`); otherwise its own
     /// offset. Symbols of a slot: the data symbols and two control symbols.
-    fn arrival_symbol(&self, now: Time) -> u32 {
-        let (s, per) = (self.cfg.slot.0, self.cfg.data_symbols as u64 + 2);
+    fn arrival_symbol(cfg: &RadioConfig, dl_blocks: &VecDeque<(Time, u32)>, now: Time) -> u32 {
+        let (s, per) = (cfg.slot.0, cfg.data_symbols as u64 + 2);
         let sf = now.0 / s * s;
         if now.0 > sf {
             return ((now.0 - sf) * per).div_ceil(s) as u32;
         }
-        let prev = self.dl_blocks.iter().find(|b| b.0 .0 + s == sf).map_or(0, |b| b.1);
+        let prev = dl_blocks.iter().find(|b| b.0 .0 + s == sf).map_or(0, |b| b.1);
         if prev == 0 { 0 } else { 1 + prev }
     }
 
@@ -609,11 +605,7 @@ impl RadioLink {
     /// timer (`LteRlcAm::ExpireRbsTimer`).
     fn granted_slot(&mut self, now: Time, sinr: Quality, drops: &mut Vec<(Packet, DropCause)>) {
         if let Some(h) = self.ul_staged.take() {
-            let dir = &mut self.dirs[1];
-            dir.stats.tbs += 1;
-            dir.stats.air_bytes += h.segs.iter().map(|s| s.1 as u64).sum::<u64>();
-            let failed = dir.rng.bernoulli(Self::block_error(&sinr, h.mcs, h.tx, h.ref_sinr));
-            self.settle(1, h, failed, now);
+            self.send_block(1, h, sinr, now);
         }
         if self.dirs[1].harq.front().is_some_and(|h| h.due <= now) {
             self.harq_retransmission(1, now, sinr);
@@ -714,9 +706,8 @@ impl RadioLink {
         if d == 0 && self.dirs[0].reports.as_mut().is_some_and(|r| r.gnb_status_now(now)) {
             // the gNB's STATUS for the uplink takes this opportunity alone (rlc_report.rs)
             self.cqi.on_block(now);
-            let symbols = self.cfg.data_symbols as u64;
             let asked = self.dirs[0].reports.as_ref().map_or(0, |r| r.allowance(cap));
-            self.note_dl_block(now, (asked * symbols).div_ceil(full).clamp(1, symbols) as u32);
+            self.note_dl_block(now, self.block_symbols(asked, full));
             self.dirs[0].stats.tbs += 1;
             return;
         }
@@ -724,18 +715,28 @@ impl RadioLink {
         if segs.is_empty() {
             return;
         }
-        let sent = segs.iter().map(|s| s.1 as u64).sum::<u64>();
         if d == 0 {
             self.cqi.on_block(now);
-            // the symbols the block takes
-            let symbols = self.cfg.data_symbols as u64;
-            self.note_dl_block(now, (sent * symbols).div_ceil(full).min(symbols) as u32);
+            let sent = segs.iter().map(|s| s.1 as u64).sum::<u64>();
+            self.note_dl_block(now, self.block_symbols(sent, full));
         }
+        self.send_block(d, Harq { due: now, tx: 1, ref_sinr, mcs, segs }, sinr, now);
+    }
+
+    /// A block's first transmission: counted, judged by its error curve and settled.
+    fn send_block(&mut self, d: usize, h: Harq, sinr: Quality, now: Time) {
         let dir = &mut self.dirs[d];
         dir.stats.tbs += 1;
-        dir.stats.air_bytes += sent;
-        let failed = dir.rng.bernoulli(Self::block_error(&sinr, mcs, 1, ref_sinr));
-        self.settle(d, Harq { due: now, tx: 1, ref_sinr, mcs, segs }, failed, now);
+        dir.stats.air_bytes += h.segs.iter().map(|s| s.1 as u64).sum::<u64>();
+        let failed = dir.rng.bernoulli(Self::block_error(&sinr, h.mcs, h.tx, h.ref_sinr));
+        self.settle(d, h, failed, now);
+    }
+
+    /// The data symbols a downlink block of `bytes` takes when `full` bytes fill all of them
+    /// (at least one).
+    fn block_symbols(&self, bytes: u64, full: u64) -> u32 {
+        let symbols = self.cfg.data_symbols as u64;
+        (bytes * symbols).div_ceil(full).clamp(1, symbols) as u32
     }
 
     /// Stop a direction's slots (its packets stay where they are).

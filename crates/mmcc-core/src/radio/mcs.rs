@@ -140,7 +140,14 @@ mod tests {
         }
         assert!(ns3_mmwave_bler(0.5, 28) < 1e-3);
         assert!(generic_bler(0.5) > 0.03);
-        assert!((generic_bler(0.0) - 0.0998).abs() < 1e-3);
         assert!(ns3_mmwave_bler(-1.0, 0) > 0.99);
+    }
+
+    /// The generic curve: 10 % at zero estimation error.
+    #[test]
+    fn the_generic_bler_is_ten_percent_at_zero_error() {
+        assert!((generic_bler(0.0) - 0.0998).abs() < 1e-3);
+        assert!(generic_bler(-10.0) > 0.999);
+        assert!(generic_bler(5.0) < 1e-5);
     }
 }

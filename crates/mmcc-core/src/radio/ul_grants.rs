@@ -192,7 +192,7 @@ impl UlGrants {
 
     /// The decisions due by `now` (each is made a subframe before its first use, the UE's
     /// fill, when every report it sees has been made). `request(at)` gives the uplink's and the
-    /// downlink's requests and the uplink's modulation for the decision at `at`: (uplink bytes
+    /// downlink's requests and the uplink's MCS for the decision at `at`: (uplink bytes
     /// per symbol, downlink symbols, the grant's link adaptation), None if the uplink cannot be
     /// scheduled (no usable CQI above MCS 0's threshold).
     pub fn decide_until(&mut self, now: Time, mut request: impl FnMut(Time) -> Option<(f64, u32, Grant)>) {

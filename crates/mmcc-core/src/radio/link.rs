@@ -558,8 +558,8 @@ impl RadioLink {
     /// The scheduler's decisions on the uplink grants due by `now` (`ul_grants.rs`).
     fn decide_grants(&mut self, now: Time) {
         let Some(mut g) = self.ul.take() else { return };
-        let measured = g.measured_at;
-        g.decide_until(now, |at| self.uplink_request(at, measured));
+        let measured = g.measured;
+        g.decide_until(now, |at| self.uplink_request(at, measured.before(at)));
         self.ul = Some(g);
     }
 
@@ -567,6 +567,8 @@ impl RadioLink {
     /// symbol at its MCS (MCS 0 without an unexpired measurement of the uplink, as ns3-mmwave's
     /// scheduler without a UL-CQI), the downlink's request in symbols (its record plus the PDU
     /// slack, or all it buffers), and the grant's link adaptation.
+    /// `measured` is the subframe of the newest uplink block before the decision's
+    /// (`ul_grants::Measurements::before`).
     fn uplink_request(&self, at: Time, measured: Option<Time>) -> Option<(f64, u32, Grant)> {
         let symbols = self.cfg.data_symbols;
         let known = match self.cfg.cqi_expiry {
@@ -615,7 +617,7 @@ impl RadioLink {
         let u = self.ul.as_mut().expect("granted");
         u.report_if_stale(now, queued, timer);
         let Some(g) = u.grant_at(now) else { return };
-        u.measured_at = Some(now + self.cfg.slot);
+        u.measured.add(now + self.cfg.slot);
         let segs = self.dirs[1].fill(g.bytes.saturating_sub(UL_MAC_OVERHEAD), now, drops);
         if !segs.is_empty() {
             let (ref_sinr, mcs) = (g.ref_sinr, g.mcs);

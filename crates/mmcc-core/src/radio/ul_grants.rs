@@ -124,10 +124,30 @@ pub struct UlGrants {
     /// The symbols of the subframes with an uplink block: (subframe, the downlink block's
     /// share, the uplink block's), ascending.
     taken: VecDeque<(Time, u32, u32)>,
-    /// When the scheduler last measured the uplink (an uplink block's subframe).
-    pub measured_at: Option<Time>,
+    /// The subframes of the last uplink blocks, the scheduler's UL-CQI measurements.
+    pub measured: Measurements,
     /// When the UE's RLC last reported.
     last_report: Time,
+}
+
+/// The subframes of the last few uplink blocks: the gNB measures the uplink on each block as it
+/// ends (`MmWaveFlexTtiMacScheduler::DoSchedUlCqiInfoReq`), at its subframe's end.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Measurements([Option<Time>; 4]);
+
+impl Measurements {
+    /// An uplink block goes in subframe `sf` (later than any before).
+    pub fn add(&mut self, sf: Time) {
+        self.0.rotate_left(1);
+        self.0[3] = Some(sf);
+    }
+
+    /// The newest block a decision at `at` has measured: one in an earlier subframe. A decision
+    /// is made when its grant is filled, a subframe later, when newer blocks may be known
+    /// (`UlGrants::decide_until`); four entries cover them.
+    pub fn before(&self, at: Time) -> Option<Time> {
+        self.0.iter().rev().flatten().copied().find(|&m| m < at)
+    }
 }
 
 /// The decision at `D` is for the downlink block of subframe D + 2 and for an uplink block in
@@ -145,7 +165,7 @@ impl UlGrants {
             next_decision: Time::ZERO,
             grants: VecDeque::new(),
             taken: VecDeque::new(),
-            measured_at: None,
+            measured: Measurements::default(),
             last_report: Time::ZERO,
         }
     }
@@ -278,6 +298,23 @@ mod tests {
 
     fn la() -> Grant {
         Grant { fill_at: Time::ZERO, bytes: 0, ref_sinr: 0.0, mcs: None }
+    }
+
+    /// ns3-mmwave's log after an idle gap: the decisions at 295.5, 295.6 and 295.7 ms have no
+    /// UL-CQI (three blocks at MCS 0); the first block went at the end of subframe 295.7 and the
+    /// decision at 295.8 has it. A decision made late does not see a block of its own subframe
+    /// or a later one.
+    #[test]
+    fn a_decision_sees_only_blocks_of_earlier_subframes() {
+        let mut m = Measurements::default();
+        assert_eq!(m.before(us(100)), None);
+        m.add(us(700));
+        assert_eq!(m.before(us(700)), None);
+        assert_eq!(m.before(us(800)), Some(us(700)));
+        m.add(us(800));
+        m.add(us(900));
+        assert_eq!(m.before(us(800)), Some(us(700)));
+        assert_eq!(m.before(us(1_000)), Some(us(900)));
     }
 
     #[test]

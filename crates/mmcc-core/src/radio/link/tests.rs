@@ -246,3 +246,43 @@ fn spectral_efficiency_and_tbs() {
     // 7.4063 * 1e9 * 0.75 * 125e-6 / 8 = 86 792 bytes per slot
     assert_eq!(r.tbs(7.4063), 86_792);
 }
+
+/// After an idle uplink ns3-mmwave's scheduler has no UL-CQI: its log shows the decisions at
+/// 295.5, 295.6 and 295.7 ms granting at MCS 0 and the one at 295.8 ms, after the first block
+/// went at the end of subframe 295.7 ms, at the table's MCS. Here ACKs reach the UE in every
+/// subframe: the first grant is filled at 1.3 ms and goes at 1.4 ms, so the grants filled at
+/// 1.3, 1.4 and 1.5 ms are at MCS 0 and the one filled at 1.6 ms (decided at 1.5 ms) is not.
+#[test]
+fn the_uplink_goes_at_mcs_0_until_a_decision_has_measured_a_block() {
+    let cfg = RadioConfig {
+        sinr_schedule: vec![super::super::SinrStep { t: Time::ZERO, sinr_db: 30.0 }],
+        slot: Dur::from_micros(100),
+        harq_max_tx: 1,
+        link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
+        uplink: UplinkScheduling::Ns3Mmwave,
+        cqi_expiry: Some(Dur::from_millis(10)),
+        rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(10_000_000), limit_packets: None, room_bytes: None },
+        ..RadioConfig::default()
+    };
+    let (mut r, t0) = link_with_downlink_data(&cfg, 5, 400);
+    let (mut out, mut drops) = (Vec::new(), Vec::new());
+    let mut filled = Vec::new();
+    for i in 0..8u64 {
+        let now = t0 + Dur(i * cfg.slot.0);
+        r.slot(1, now, &mut out, &mut drops);
+        if let Some(h) = r.ul_staged.as_ref() {
+            filled.push((now, h.mcs));
+        }
+        r.slot(0, now, &mut out, &mut drops);
+        out.clear();
+        for k in 0..4 {
+            let ack = Packet::new_ack(0, 1, 0, (i * 4 + k) * 2800, 1 << 20, &[], t0);
+            r.enqueue(1, &ack, now + Dur::from_micros(50)).unwrap();
+        }
+    }
+    let ms = |us: u64| Time(us * 1000);
+    assert_eq!(
+        filled[..4],
+        [(ms(1_300), Some(0)), (ms(1_400), Some(0)), (ms(1_500), Some(0)), (ms(1_600), Some(28))]
+    );
+}

@@ -139,20 +139,26 @@ fn the_rlc_buffer_counts_pdcp_headers_and_the_rest_of_a_segmented_sdu() {
     assert!(r.enqueue(0, &pkt(2), now).is_ok());
 }
 
+/// A link at a constant `sinr_db` with 100 us slots, one HARQ try, a large RLC buffer and
+/// ns3-mmwave's uplink grants.
+fn granted_uplink(sinr_db: f64) -> RadioConfig {
+    RadioConfig {
+        sinr_schedule: vec![super::super::SinrStep { t: Time::ZERO, sinr_db }],
+        slot: Dur::from_micros(100),
+        harq_max_tx: 1,
+        uplink: UplinkScheduling::Ns3Mmwave,
+        rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(10_000_000), limit_packets: None, room_bytes: None },
+        ..RadioConfig::default()
+    }
+}
+
 /// ns3-mmwave's time-division duplex (`ul_grants.rs`): two ACKs reach the UE at 1.05 ms,
 /// in a subframe without an uplink block, so their report reaches the decision at 1.2 ms;
 /// the UE fills the grant at 1.3 ms and sends it at 1.4 ms, in the subframe whose downlink
 /// block loses the grant's symbols, the only short one; the ACKs arrive at 1.5 ms.
 #[test]
 fn the_uplinks_grants_take_their_symbols_from_the_downlink() {
-    let cfg = RadioConfig {
-        sinr_schedule: vec![super::super::SinrStep { t: Time::ZERO, sinr_db: 10.0 }],
-        slot: Dur::from_micros(100),
-        harq_max_tx: 1,
-        uplink: UplinkScheduling::Ns3Mmwave,
-        rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(10_000_000), limit_packets: None, room_bytes: None },
-        ..RadioConfig::default()
-    };
+    let cfg = granted_uplink(10.0);
     let (mut r, t0) = link_with_downlink_data(&cfg, 5, 400);
     let full = r.tbs(r.choose_q(&r.estimate(0), 0).0);
     let (mut out, mut drops) = (Vec::new(), Vec::new());
@@ -255,14 +261,9 @@ fn spectral_efficiency_and_tbs() {
 #[test]
 fn the_uplink_goes_at_mcs_0_until_a_decision_has_measured_a_block() {
     let cfg = RadioConfig {
-        sinr_schedule: vec![super::super::SinrStep { t: Time::ZERO, sinr_db: 30.0 }],
-        slot: Dur::from_micros(100),
-        harq_max_tx: 1,
         link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
-        uplink: UplinkScheduling::Ns3Mmwave,
         cqi_expiry: Some(Dur::from_millis(10)),
-        rlc_buffer: QueueConfig::DropTail { limit_bytes: Some(10_000_000), limit_packets: None, room_bytes: None },
-        ..RadioConfig::default()
+        ..granted_uplink(30.0)
     };
     let (mut r, t0) = link_with_downlink_data(&cfg, 5, 400);
     let (mut out, mut drops) = (Vec::new(), Vec::new());

@@ -29,7 +29,7 @@ use super::direction::{Direction, Harq};
 pub use super::direction::DirStats;
 use super::mcs::{generic_bler, ns3_mmwave_bler};
 pub use super::mcs::{ns3_mmwave_dl_mcs, LinkAdaptation, Quality, NS3_MMWAVE_MCS};
-use super::rlc_report::{RlcReporting, RlcReports, PDU_SLACK};
+use super::rlc_report::{RlcReporting, RlcReports, PDU_SLACK, UE_STATUS_BYTES};
 use super::ul_grants::{self, Grant, UlGrants, UplinkScheduling, UL_MAC_OVERHEAD};
 use super::{PathLossModel, RadioConfig};
 use crate::net::{DropCause, NodeId, Packet};
@@ -461,13 +461,19 @@ impl RadioLink {
     ) -> Result<Option<Time>, DropCause> {
         let header = if self.trace_mode { 0 } else { self.cfg.pdcp_header };
         self.dirs[d].enqueue(pkt, header, now)?;
+        if let Some(t) = self.dirs[0].reports.as_mut().and_then(|r| r.take_idle_status()) {
+            // the STATUS's block went at the decision after the timer (rlc_report.rs)
+            let s = self.cfg.slot.0;
+            self.cqi.on_block(Time(t.0.div_ceil(s) * s));
+        }
         if d == 1 {
             if let Some(r) = self.dirs[0].reports.as_mut() {
                 r.on_uplink_sdu(now);
             }
+            let queued = self.ul_queued(now);
             if let Some(u) = self.ul.as_mut() {
                 let arrival = Self::arrival_symbol(&self.cfg, &self.dl_blocks, now);
-                u.report(now, self.dirs[1].buffered_bytes(), arrival);
+                u.report(now, queued, arrival);
             }
         }
         Ok(self.wake(d, now))
@@ -526,10 +532,19 @@ impl RadioLink {
     ) -> Option<Time> {
         self.dirs[d].slot_scheduled = false;
         if d == 1 && self.dirs[1].has_pending() {
-            // an uplink block reached the gNB: its PDU polls the gNB's RLC
+            // an uplink block reached the gNB: its PDU polls the gNB's RLC, which reports the
+            // STATUS it owes; with no downlink data the scheduler gives it a block of its own
+            let idle = !self.has_work(0);
             if let Some(r) = self.dirs[0].reports.as_mut() {
                 r.uplink_polled();
+                if idle && r.gnb_status_now(now) {
+                    // a block the UE reports its CQI on
+                    self.cqi.on_block(now);
+                }
             }
+        }
+        if d == 0 && self.ul.is_some() && self.dirs[0].has_pending() {
+            self.ue_polled(now);
         }
         self.dirs[d].deliver(out, drops);
         self.dirs[d].with_reports(|r, queued, held| r.due(now, queued, held));
@@ -600,6 +615,24 @@ impl RadioLink {
         Some((per_symbol(se), dl_symbols, la))
     }
 
+    /// What the UE's RLC reports for the uplink at `now`: its queue and a requested STATUS
+    /// (`LteRlcAm::DoReportBufferStatus`).
+    fn ul_queued(&self, now: Time) -> u64 {
+        let status = self.dirs[0].reports.as_ref().map_or(0, |r| r.ue_status_bytes(now));
+        self.dirs[1].buffered_bytes() + status
+    }
+
+    /// With uplink grants, a downlink block reached the UE at `now`: its PDU polls, and a
+    /// STATUS the UE may send is reported with the uplink's queue (`rlc_report.rs`).
+    fn ue_polled(&mut self, now: Time) {
+        let Some(r) = self.dirs[0].reports.as_mut() else { return };
+        if r.request_ue_status(now) {
+            let queued = self.ul_queued(now);
+            let arrival = Self::arrival_symbol(&self.cfg, &self.dl_blocks, now);
+            self.ul.as_mut().expect("granted").report(now, queued, arrival);
+        }
+    }
+
     /// An uplink slot with grants: the block the UE filled at the last boundary goes (a block
     /// error sends it to HARQ), a due HARQ retransmission goes with it, and the UE fills the
     /// grant made for this boundary, if any (its subframe is the scheduler's new measurement of
@@ -612,13 +645,17 @@ impl RadioLink {
         if self.dirs[1].harq.front().is_some_and(|h| h.due <= now) {
             self.harq_retransmission(1, now, sinr);
         }
-        let queued = self.dirs[1].buffered_bytes();
-        let timer = self.cfg.rlc_report_timer;
+        let queued = self.ul_queued(now);
+        let (timer, slot) = (self.cfg.rlc_report_timer, self.cfg.slot);
         let u = self.ul.as_mut().expect("granted");
         u.report_if_stale(now, queued, timer);
         let Some(g) = u.grant_at(now) else { return };
-        u.measured.add(now + self.cfg.slot);
-        let segs = self.dirs[1].fill(g.bytes.saturating_sub(UL_MAC_OVERHEAD), now, drops);
+        u.measured.add(now + slot);
+        // the UE's STATUS goes first; the block reaches the gNB at the end of the next subframe
+        let arrival = now + Dur(2 * slot.0);
+        let status = self.dirs[0].reports.as_mut().is_some_and(|r| r.ue_status_in_grant(now, arrival));
+        let room = g.bytes.saturating_sub(UL_MAC_OVERHEAD + if status { UE_STATUS_BYTES } else { 0 });
+        let segs = self.dirs[1].fill(room, now, drops);
         if !segs.is_empty() {
             let (ref_sinr, mcs) = (g.ref_sinr, g.mcs);
             self.ul_staged = Some(Harq { due: now, tx: 1, ref_sinr, mcs, segs });
@@ -665,11 +702,13 @@ impl RadioLink {
     /// A transmission's outcome: delivered, or (failed) another try after the HARQ round trip,
     /// or after `harq_max_tx` tries the RLC's retransmission.
     fn settle(&mut self, d: usize, mut h: Harq, failed: bool, now: Time) {
+        let granted = self.ul.is_some();
         let dir = &mut self.dirs[d];
         if !failed {
             dir.pending.extend(h.segs);
-            // every PDU polls (rlc_report.rs); the UE has it at the next slot
-            if let Some(r) = dir.reports.as_mut() {
+            // every PDU polls (rlc_report.rs); the UE has it at the next slot (with uplink
+            // grants its STATUS is requested then, `ue_polled`)
+            if let Some(r) = dir.reports.as_mut().filter(|_| !granted) {
                 r.polled(now + self.cfg.slot);
             }
             return;

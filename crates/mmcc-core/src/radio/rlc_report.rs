@@ -16,10 +16,16 @@
 //! poll that finds it running waits for the UE's next report (`LteRlcAm::ExpireStatusProhibitTimer`
 //! reports nothing): when its next uplink SDU (an ACK) reaches its RLC, or when the UE RLC's own
 //! report timer expires (the same `ReportBufferStatusTimer`, restarted by each uplink SDU). The
-//! STATUS takes the uplink's scheduling delay to reach the gNB. The gNB's RLC owes the UE a
-//! STATUS for the uplink likewise (the UE's PDUs poll) and sends it, at most once per
-//! t-StatusProhibit, alone in a downlink transmission opportunity (`LteRlcAm::
-//! DoNotifyTxOpportunity` returns after a STATUS): that block carries no data.
+//! STATUS takes the uplink's scheduling delay to reach the gNB. With ns3-mmwave's uplink grants
+//! (`ul_grants.rs`) it goes through them instead: the UE's RLC counts a requested STATUS as 4
+//! bytes in its reports, so after an idle uplink the STATUS alone sets off the first grant, and
+//! the UE's MAC puts it first in the next grant it fills, which starts t-StatusProhibit; the gNB
+//! has it when that block arrives. The gNB's RLC owes the UE a STATUS for the uplink likewise
+//! (the UE's PDUs poll) and sends it, at most once per t-StatusProhibit, alone in a downlink
+//! transmission opportunity (`LteRlcAm::DoNotifyTxOpportunity` returns after a STATUS): that
+//! block carries no data. While the downlink idles it reports the STATUS and the scheduler
+//! gives it a block of its own (no data waits for it; the UE reports its CQI on it): at once
+//! when polled outside t-StatusProhibit, else when the report timer next expires.
 
 use crate::time::{Dur, Time};
 use serde::{Deserialize, Serialize};
@@ -46,6 +52,10 @@ pub const RECORD_OVERHEAD: u64 = 6;
 pub const AMD_HEADER: u64 = 2;
 /// TS 36.322 6.2.1.4: one E and one LI field (12 bits) per SDU after the first, in half bytes.
 pub const LI_HALF_BYTES: u64 = 3;
+/// `LteRlcAm::DoReceivePdu`: a requested STATUS PDU is counted as 4 bytes in the RLC's reports
+/// (`m_statusPduBufferSize`), and the UE's MAC gives it that much of a grant
+/// (`MmWaveUeMac::DoReceiveControlMessage`, `statusPduMinSize`).
+pub const UE_STATUS_BYTES: u64 = 4;
 
 /// The scheduler's record, the RLC's reports and the UE's STATUS PDUs of one downlink.
 pub struct RlcReports {
@@ -68,6 +78,12 @@ pub struct RlcReports {
     gnb_status_wanted: bool,
     /// The gNB's t-StatusProhibit runs until then.
     gnb_prohibit_until: Time,
+    /// With ns3-mmwave's uplink grants: a poll asked the UE for a STATUS that has not gone in a
+    /// grant yet (`LteRlcAm::m_statusPduRequested`).
+    ue_status_requested: bool,
+    /// When the report timer sent a STATUS the gNB owed while its downlink idled (a block the
+    /// UE reports its CQI on), until the link takes it.
+    idle_status_at: Option<Time>,
 }
 
 impl RlcReports {
@@ -86,12 +102,22 @@ impl RlcReports {
             ue_timer_at: None,
             gnb_status_wanted: false,
             gnb_prohibit_until: Time::ZERO,
+            ue_status_requested: false,
+            idle_status_at: None,
         }
     }
 
     /// An SDU entered the RLC buffer: it reports the whole queue and restarts its timer
-    /// (`LteRlcAm::DoTransmitPdcpPdu`).
+    /// (`LteRlcAm::DoTransmitPdcpPdu`). A STATUS the gNB owed the UE while its downlink idled
+    /// went when the report timer expired after t-StatusProhibit, the PDUs of the last burst
+    /// still unacknowledged (`LteRlcAm::ExpireRbsTimer` reports it; the scheduler gives it a
+    /// block of its own).
     pub fn on_sdu(&mut self, now: Time, queued: u64) {
+        if let Some(t) = self.timer_at.filter(|&t| self.gnb_status_wanted && t < now && t >= self.gnb_prohibit_until) {
+            self.gnb_status_wanted = false;
+            self.gnb_prohibit_until = t + self.prohibit;
+            self.idle_status_at = Some(t);
+        }
         self.record = queued;
         self.timer_at = Some(now + self.timer);
     }
@@ -177,6 +203,45 @@ impl RlcReports {
         true
     }
 
+    /// With uplink grants, a polled PDU reached the UE at `now`: its RLC requests a STATUS and,
+    /// unless t-StatusProhibit runs, reports (`LteRlcAm::DoReceivePdu`); returns whether it does.
+    /// A requested STATUS counts in every later report once the timer has expired
+    /// ([`Self::ue_status_bytes`]) and goes in the next grant ([`Self::ue_status_in_grant`]).
+    pub fn request_ue_status(&mut self, now: Time) -> bool {
+        self.ue_status_requested = true;
+        now >= self.prohibit_until
+    }
+
+    /// What the UE's STATUS adds to its RLC's reports at `now` (`LteRlcAm::DoReportBufferStatus`
+    /// counts it while it is requested and t-StatusProhibit does not run).
+    pub fn ue_status_bytes(&self, now: Time) -> u64 {
+        if self.ue_status_requested && now >= self.prohibit_until {
+            UE_STATUS_BYTES
+        } else {
+            0
+        }
+    }
+
+    /// The UE fills an uplink grant at `now` whose block reaches the gNB at `arrival`: a
+    /// requested STATUS goes first (`MmWaveUeMac` serves it before the data), t-StatusProhibit
+    /// starts (`LteRlcAm::DoNotifyTxOpportunity`), and the gNB's RLC reports when it arrives.
+    /// Returns whether it went.
+    pub fn ue_status_in_grant(&mut self, now: Time, arrival: Time) -> bool {
+        if self.ue_status_bytes(now) == 0 {
+            return false;
+        }
+        self.ue_status_requested = false;
+        self.prohibit_until = now + self.prohibit;
+        self.status.push_back(arrival);
+        true
+    }
+
+    /// The time the report timer sent the gNB's STATUS in a block of its own while the downlink
+    /// idled ([`Self::on_sdu`]), once.
+    pub fn take_idle_status(&mut self) -> Option<Time> {
+        self.idle_status_at.take()
+    }
+
     fn send_status(&mut self, now: Time) {
         self.status.push_back(now + self.uplink_delay);
         self.prohibit_until = now + self.prohibit;
@@ -240,6 +305,43 @@ mod tests {
         r.uplink_polled();
         assert!(!r.gnb_status_now(us(1_000)), "prohibited until 1.1 ms");
         assert!(r.gnb_status_now(us(1_100)));
+    }
+
+    /// With uplink grants the UE's STATUS is reported with its queue (4 bytes) and goes in the
+    /// next grant, which starts t-StatusProhibit; a poll during it is counted only after it.
+    #[test]
+    fn the_ues_status_goes_in_an_uplink_grant() {
+        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500));
+        assert_eq!(r.ue_status_bytes(us(0)), 0);
+        assert!(r.request_ue_status(us(100)), "reported: no t-StatusProhibit running");
+        assert_eq!(r.ue_status_bytes(us(100)), UE_STATUS_BYTES);
+        assert!(r.ue_status_in_grant(us(300), us(500)));
+        assert!(!r.ue_status_in_grant(us(400), us(600)), "sent");
+        assert!(!r.request_ue_status(us(600)), "t-StatusProhibit runs until 1.3 ms");
+        assert_eq!(r.ue_status_bytes(us(1_200)), 0);
+        assert_eq!(r.ue_status_bytes(us(1_300)), UE_STATUS_BYTES, "requested, counted once it expires");
+        // the gNB has the first STATUS when its block arrives
+        refreshed_exactly_at(&mut r, us(500), 9);
+    }
+
+    /// A STATUS the gNB owes while its downlink idles goes when its report timer expires after
+    /// t-StatusProhibit (ns3-mmwave's log: polled at 273.0-273.3 ms during the prohibit, sent
+    /// at 276.3 ms after the report at 276.23 ms), so the next burst's first block carries data.
+    #[test]
+    fn the_gnbs_status_owed_while_idle_goes_with_the_report_timer() {
+        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500));
+        r.on_sdu(us(0), 1_454); // the burst's last SDU: the timer expires at 4 ms
+        r.uplink_polled();
+        assert!(r.gnb_status_now(us(500)));
+        r.uplink_polled(); // during t-StatusProhibit (until 1.5 ms)
+        r.on_sdu(us(20_000), 1_454); // the next burst
+        assert!(!r.gnb_status_now(us(20_100)), "went at 4 ms");
+        assert_eq!(r.take_idle_status(), Some(us(4_000)));
+        assert_eq!(r.take_idle_status(), None);
+        // without the timer's expiry in the gap it is still owed
+        r.uplink_polled();
+        r.on_sdu(us(20_200), 2_908);
+        assert!(r.gnb_status_now(us(21_200)));
     }
 
     #[test]

@@ -25,8 +25,10 @@
 //!
 //! A report counts the whole queue, also the bytes a grant already covers but the UE has not
 //! sent yet, so grants can outrun the queue and an uplink block can leave nearly empty, its
-//! symbols lost to the downlink all the same. Not modelled: the uplink HARQ retransmissions'
-//! symbols (a retransmission goes with the next block) and the STATUS PDUs' own reports.
+//! symbols lost to the downlink all the same. The UE's STATUS PDUs for the downlink are reported
+//! and granted like data (`rlc_report.rs`); the gNB measures the uplink on each block as it ends
+//! ([`Measurements`]). Not modelled: the uplink HARQ retransmissions' symbols (a retransmission
+//! goes with the next block).
 
 use crate::time::{Dur, Time};
 use serde::{Deserialize, Serialize};

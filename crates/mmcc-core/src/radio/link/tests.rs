@@ -287,3 +287,29 @@ fn the_uplink_goes_at_mcs_0_until_a_decision_has_measured_a_block() {
         [(ms(1_300), Some(0)), (ms(1_400), Some(0)), (ms(1_500), Some(0)), (ms(1_600), Some(28))]
     );
 }
+
+/// The UE's STATUS for the downlink takes an uplink grant of its own: with downlink data and
+/// no uplink data at all, the poll's report (4 bytes) reaches a decision and the UE fills a
+/// grant of one symbol at MCS 0 (ns3-mmwave's log: 48 bytes, `statusPduMinSize` 4).
+#[test]
+fn the_ues_status_for_the_downlink_takes_an_uplink_grant() {
+    let cfg = RadioConfig {
+        link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
+        cqi_expiry: Some(Dur::from_millis(10)),
+        rlc_reporting: RlcReporting::Ns3Mmwave,
+        ..granted_uplink(30.0)
+    };
+    let (mut r, t0) = link_with_downlink_data(&cfg, 5, 400);
+    let (mut out, mut drops) = (Vec::new(), Vec::new());
+    for i in 0..10u64 {
+        let now = t0 + Dur(i * cfg.slot.0);
+        r.slot(1, now, &mut out, &mut drops);
+        r.slot(0, now, &mut out, &mut drops);
+        out.clear();
+    }
+    // a grant was filled: the scheduler measured an uplink block
+    let measured = r.ul.as_ref().expect("granted").measured;
+    assert!(measured.before(t0 + Dur::from_millis(1)).is_some(), "no uplink grant for the STATUS");
+    assert!(r.ul_staged.is_none(), "the UE had no data to send");
+    assert!(drops.is_empty());
+}

@@ -129,3 +129,41 @@ def test_docs_quote_the_oracle_tcp_table():
     m = re.search(r"<!-- oracle-tcp -->\n(.*?)<!-- /oracle-tcp -->", text, re.S)
     assert m and m.group(1) == oracle_tcp.markdown(oracle_tcp.stored()), \
         "rerun: python -m mmcc.experiments.oracle_tcp --docs"
+
+
+def test_the_small_buffers_slow_start_follows_the_oracles_packet_trace():
+    """NewReno, 0.25 MiB, seed 1, against the oracle's packet trace (ns-3.35 build): the first
+    transmission of each of the 11 slow-start rounds within 50 us of the reference's, nine of
+    them within 1 us (the radio path's timing: L1L2CtrlLatency, both decode latencies, the
+    uplink's grants and STATUS PDUs), the first fast retransmission and the timeout that
+    repairs its lost retransmission within 50 us."""
+    from mmcc.results import run
+    from mmcc.scenario import load
+
+    trace = Path(__file__).resolve().parents[1] / "validation" / "mmwave-traces"
+    rows = [line.split(",") for line in gzip.open(trace / "newreno-edge-0.25MiB-0-s1-1.6s.packets.csv.gz", "rt")][1:]
+    tx = [(int(t) / 1e9, int(retx)) for t, kind, _, _, retx in rows if kind == "tx"]
+    # the first retransmitted segment, sent again by the timeout
+    first = next(seq for _, kind, seq, _, retx in rows if kind == "tx" and int(retx))
+    again = [int(t) / 1e9 for t, kind, seq, _, _ in rows if kind == "tx" and seq == first]
+    rounds_ref, last = [], -1.0
+    for t, retx in tx:
+        if not retx and t - last > 0.010:
+            rounds_ref.append(t)
+        last = t
+    retx_ref = [t for t, retx in tx if retx]
+    r = run(load("thesis-edge"), cca="newreno", seed=1, duration="1.6s", params={"rlc_buffer": "0.25MiB"})
+    ev = r.tables["events"].to_pydict()
+    cw = r.tables["cwnd"].to_pydict()["t_s"]
+    rounds_ours, last = [], -1.0
+    for t in cw:
+        if t - last > 0.010:
+            rounds_ours.append(t)
+        last = t
+    gaps = [abs(ours - ref) for ours, ref in zip(rounds_ours[:11], rounds_ref[:11])]
+    assert len(gaps) == 11 and max(gaps) < 50e-6 and sum(g < 1e-6 for g in gaps) >= 9, gaps
+    fast = [t for t, e in zip(ev["t_s"], ev["event"]) if e == "fast_retransmit"]
+    rto = [t for t, e in zip(ev["t_s"], ev["event"]) if e == "rto"]
+    assert abs(fast[0] - retx_ref[0]) < 50e-6, (fast, retx_ref[:3])
+    assert len(again) == 3 and again[1] == retx_ref[0]
+    assert len(rto) == 1 and abs(rto[0] - again[2]) < 50e-6, (rto, again)

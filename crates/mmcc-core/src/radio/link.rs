@@ -110,10 +110,30 @@ pub struct RadioLink {
     /// ns3-mmwave's uplink grants (`RadioConfig::uplink`), and the block the UE filled at the
     /// last boundary, sent in the subframe after it.
     ul: Option<UlGrants>,
-    ul_staged: Option<Harq>,
-    /// With grants: the last few downlink blocks (slot, symbols), newest last.
+    /// The block the UE filled at the last boundary and the symbol it ends before.
+    ul_staged: Option<(Harq, u32)>,
+    /// With grants: the last few downlink blocks (the subframe they are on air in, symbols),
+    /// newest last.
     dl_blocks: VecDeque<(Time, u32)>,
+    /// With grants (ns3-mmwave's timing), what a block takes beyond its slot, per direction: a
+    /// downlink block goes on air two subframes after the scheduler fills it
+    /// (`L1L2CtrlLatency`), an uplink block reaches the gNB's RLC a subframe after it ends
+    /// (`TbDecodeLatency`, 100 us); without grants nothing.
+    extra: [Dur; 2],
+    /// Blocks on their way, per direction.
+    in_flight: [VecDeque<InFlight>; 2],
+    /// Uplink blocks the gNB decodes at their exact time (`ul_received_at`), with the packets
+    /// their bytes complete; the simulation takes them with `take_decoded`.
+    ul_decoded: VecDeque<(Time, Vec<Packet>)>,
+    /// Whether the simulation holds an event for `ul_decoded`'s front.
+    pub decoded_scheduled: bool,
+    /// The symbol the uplink block being sent ends before (`ul_received_at`).
+    ul_sending_end: u32,
 }
+
+/// A block on its way (`RadioLink::in_flight`): the boundary at which its bytes join the
+/// receiver's reassembly, the time the receiver has them, and its bytes.
+type InFlight = (Time, Time, Vec<(u64, u32)>);
 
 /// The gNB's knowledge of the UE's downlink CQI (`RadioConfig::cqi_expiry`): reports are made
 /// on each downlink block and become usable `cqi_report_delay` later.
@@ -223,6 +243,11 @@ impl RadioLink {
             ul: granted.then(|| UlGrants::new(cfg.slot, cfg.data_symbols)),
             ul_staged: None,
             dl_blocks: VecDeque::new(),
+            extra: if granted { [Dur(2 * cfg.slot.0), cfg.slot] } else { [Dur::ZERO; 2] },
+            in_flight: [VecDeque::new(), VecDeque::new()],
+            ul_decoded: VecDeque::new(),
+            decoded_scheduled: false,
+            ul_sending_end: cfg.data_symbols + 1,
         };
         r.dirs[1].rlc_headers = granted;
         if cfg.rlc_reporting == RlcReporting::Ns3Mmwave && !r.trace_mode {
@@ -493,12 +518,12 @@ impl RadioLink {
         if prev == 0 { 0 } else { 1 + prev }
     }
 
-    /// With grants, remember a downlink block's symbols (`arrival_symbol`).
+    /// With grants, remember the symbols of a downlink block filled at `now` (`arrival_symbol`).
     fn note_dl_block(&mut self, now: Time, symbols: u32) {
         if self.ul.is_none() {
             return;
         }
-        self.dl_blocks.push_back((now, symbols));
+        self.dl_blocks.push_back((now + self.extra[0], symbols));
         if self.dl_blocks.len() > 3 {
             self.dl_blocks.pop_front();
         }
@@ -507,6 +532,7 @@ impl RadioLink {
     /// Whether direction `d` has anything to do at the next slot.
     fn has_work(&self, d: usize) -> bool {
         self.dirs[d].has_work()
+            || !self.in_flight[d].is_empty()
             || (d == 1 && (self.ul_staged.is_some() || self.ul.as_ref().is_some_and(|u| u.busy())))
     }
 
@@ -531,16 +557,20 @@ impl RadioLink {
         drops: &mut Vec<(Packet, DropCause)>,
     ) -> Option<Time> {
         self.dirs[d].slot_scheduled = false;
-        if d == 1 && self.dirs[1].has_pending() {
-            // an uplink block reached the gNB: its PDU polls the gNB's RLC, which reports the
-            // STATUS it owes; with no downlink data the scheduler gives it a block of its own
-            let idle = !self.has_work(0);
-            if let Some(r) = self.dirs[0].reports.as_mut() {
-                r.uplink_polled();
-                if idle && r.gnb_status_now(now) {
-                    // a block the UE reports its CQI on
-                    self.cqi.on_block(now);
-                }
+        while self.in_flight[d].front().is_some_and(|b| b.0 <= now) {
+            let (_, at, segs) = self.in_flight[d].pop_front().expect("front");
+            self.dirs[d].pending.extend(segs);
+            if d == 1 {
+                // reassembled at this boundary, handed on when the gNB has decoded the block
+                let n = out.len();
+                self.dirs[1].deliver(out, drops);
+                self.ul_decoded.push_back((at, out.drain(n..).collect()));
+            }
+        }
+        if d == 1 {
+            self.take_decoded(now, out);
+            if self.dirs[1].has_pending() {
+                self.uplink_polled(now);
             }
         }
         if d == 0 && self.ul.is_some() && self.dirs[0].has_pending() {
@@ -611,8 +641,48 @@ impl RadioLink {
         } else {
             ul_grants::symbols_for(dl_bytes, per_symbol(self.choose_q(&self.estimate(0), 0).0), symbols)
         };
-        let la = Grant { fill_at: at, bytes: 0, ref_sinr, mcs };
+        let la = Grant { fill_at: at, bytes: 0, ref_sinr, mcs, end_symbol: 0 };
         Some((per_symbol(se), dl_symbols, la))
+    }
+
+    /// When the gNB's RLC has an uplink block sent in the subframe at `sf` that ends before
+    /// symbol `end`: the gNB decodes it for `extra[1]` (`TbDecodeLatency`). A block after a
+    /// full downlink block is had 195.8 us after its subframe began, one alone in an idle
+    /// subframe about 113 us after.
+    fn ul_received_at(&self, sf: Time, end: u32) -> Time {
+        let (s, per) = (self.cfg.slot.0, self.cfg.data_symbols as u64 + 2);
+        Time(sf.0 + (end as u64 * s).div_ceil(per) + self.extra[1].0)
+    }
+
+    /// Uplink blocks the gNB has decoded by `now`: each polls its RLC, and the packets they
+    /// completed go on (`ul_decoded`).
+    pub fn take_decoded(&mut self, now: Time, out: &mut Vec<Packet>) {
+        while self.ul_decoded.front().is_some_and(|b| b.0 <= now) {
+            let (_, pkts) = self.ul_decoded.pop_front().expect("front");
+            self.uplink_polled(now);
+            out.extend(pkts);
+        }
+    }
+
+    /// When the next decoded uplink block is due, if the simulation has no event for it yet.
+    pub fn decoded_due(&mut self) -> Option<Time> {
+        let t = self.ul_decoded.front().map(|b| b.0).filter(|_| !self.decoded_scheduled)?;
+        self.decoded_scheduled = true;
+        Some(t)
+    }
+
+    /// An uplink PDU reached the gNB's RLC at `now`: it polls, and the RLC reports the STATUS
+    /// it owes; with no downlink data the scheduler gives it a block of its own, at the next
+    /// decision, on which the UE reports its CQI.
+    fn uplink_polled(&mut self, now: Time) {
+        let idle = !self.has_work(0);
+        if let Some(r) = self.dirs[0].reports.as_mut() {
+            r.uplink_polled();
+            if idle && r.gnb_status_now(now) {
+                let s = self.cfg.slot.0;
+                self.cqi.on_block(Time(now.0.div_ceil(s) * s));
+            }
+        }
     }
 
     /// What the UE's RLC reports for the uplink at `now`: its queue and a requested STATUS
@@ -639,10 +709,13 @@ impl RadioLink {
     /// the uplink). A queue that no report covers is reported again after the RLC's report
     /// timer (`LteRlcAm::ExpireRbsTimer`).
     fn granted_slot(&mut self, now: Time, sinr: Quality, drops: &mut Vec<(Packet, DropCause)>) {
-        if let Some(h) = self.ul_staged.take() {
+        if let Some((h, end)) = self.ul_staged.take() {
+            self.ul_sending_end = end;
             self.send_block(1, h, sinr, now);
         }
         if self.dirs[1].harq.front().is_some_and(|h| h.due <= now) {
+            // a retransmission goes with the next block (not modelled: its own symbols)
+            self.ul_sending_end = self.cfg.data_symbols + 1;
             self.harq_retransmission(1, now, sinr);
         }
         let queued = self.ul_queued(now);
@@ -651,14 +724,15 @@ impl RadioLink {
         u.report_if_stale(now, queued, timer);
         let Some(g) = u.grant_at(now) else { return };
         u.measured.add(now + slot);
-        // the UE's STATUS goes first; the block reaches the gNB at the end of the next subframe
-        let arrival = now + Dur(2 * slot.0);
+        // the UE's STATUS goes first; its block goes in the next subframe and reaches the gNB's
+        // RLC as its data does
+        let arrival = self.ul_received_at(now + slot, g.end_symbol);
         let status = self.dirs[0].reports.as_mut().is_some_and(|r| r.ue_status_in_grant(now, arrival));
         let room = g.bytes.saturating_sub(UL_MAC_OVERHEAD + if status { UE_STATUS_BYTES } else { 0 });
         let segs = self.dirs[1].fill(room, now, drops);
         if !segs.is_empty() {
             let (ref_sinr, mcs) = (g.ref_sinr, g.mcs);
-            self.ul_staged = Some(Harq { due: now, tx: 1, ref_sinr, mcs, segs });
+            self.ul_staged = Some((Harq { due: now, tx: 1, ref_sinr, mcs, segs }, g.end_symbol));
         }
     }
 
@@ -703,6 +777,19 @@ impl RadioLink {
     /// or after `harq_max_tx` tries the RLC's retransmission.
     fn settle(&mut self, d: usize, mut h: Harq, failed: bool, now: Time) {
         let granted = self.ul.is_some();
+        if !failed && self.extra[d] > Dur::ZERO {
+            let (boundary, at) = if d == 0 {
+                // on air two subframes on, the UE has it at the boundary after it
+                let at = now + self.extra[0] + self.cfg.slot;
+                (at, at)
+            } else {
+                let at = self.ul_received_at(now, self.ul_sending_end);
+                let s = self.cfg.slot.0;
+                (Time(at.0 / s * s), at)
+            };
+            self.in_flight[d].push_back((boundary, at, h.segs));
+            return;
+        }
         let dir = &mut self.dirs[d];
         if !failed {
             dir.pending.extend(h.segs);
@@ -739,7 +826,7 @@ impl RadioLink {
         let mut cap = full;
         if let (0, Some(u)) = (d, self.ul.as_mut()) {
             // the symbols the uplink's grants left (ul_grants.rs)
-            cap = cap * u.downlink_symbols(now) as u64 / u.symbols as u64;
+            cap = cap * u.downlink_symbols(now + self.extra[0]) as u64 / u.symbols as u64;
         }
         if cap == 0 {
             return;
@@ -785,6 +872,7 @@ impl RadioLink {
         for d in &self.dirs {
             d.for_each_inside(&mut f);
         }
+        self.ul_decoded.iter().flat_map(|b| &b.1).for_each(f);
     }
 }
 

@@ -108,6 +108,9 @@ pub struct Grant {
     /// The SINR its block errors are measured against, and its MCS (None without the table).
     pub ref_sinr: f64,
     pub mcs: Option<usize>,
+    /// The symbol of its subframe the block ends before: after the control symbol, the
+    /// downlink block's symbols and its own.
+    pub end_symbol: u32,
 }
 
 /// The reports on their way, the scheduler's record, the grants not yet filled and the
@@ -212,17 +215,15 @@ impl UlGrants {
         !self.reports.is_empty() || self.record > 0 || !self.grants.is_empty()
     }
 
-    /// The decisions due by `now` (each is made a subframe before its first use, the UE's
-    /// fill, when every report it sees has been made). `request(at)` gives the uplink's and the
-    /// downlink's requests and the uplink's MCS for the decision at `at`: (uplink bytes
-    /// per symbol, downlink symbols, the grant's link adaptation), None if the uplink cannot be
-    /// scheduled (no usable CQI above MCS 0's threshold).
+    /// The decisions due by `now`, each made at its subframe's boundary before that subframe's
+    /// downlink block is filled (the same decision gives both; every report it sees was made
+    /// before it). `request(at)` gives the uplink's and the downlink's requests and the
+    /// uplink's MCS for the decision at `at`: (uplink bytes per symbol, downlink symbols, the
+    /// grant's link adaptation), None if the uplink cannot be scheduled (no usable CQI above
+    /// MCS 0's threshold).
     pub fn decide_until(&mut self, now: Time, mut request: impl FnMut(Time) -> Option<(f64, u32, Grant)>) {
-        let (s, ahead) = (self.subframe.0, self.subframe.0 * FILL_AFTER);
-        if now.0 < ahead {
-            return;
-        }
-        let last_due = Time((now.0 - ahead) / s * s);
+        let s = self.subframe.0;
+        let last_due = Time(now.0 / s * s);
         while self.next_decision <= last_due {
             let at = self.next_decision;
             if self.record == 0 {
@@ -262,7 +263,7 @@ impl UlGrants {
         let bytes = (per_symbol * ul as f64) as u64;
         self.record = self.record.saturating_sub(bytes.saturating_sub(UL_RECORD_OVERHEAD));
         let fill_at = at + Dur(self.subframe.0 * FILL_AFTER);
-        self.grants.push_back(Grant { fill_at, bytes, ..la });
+        self.grants.push_back(Grant { fill_at, bytes, end_symbol: 1 + dl + ul, ..la });
         self.taken.push_back((at + Dur(self.subframe.0 * BLOCK_AFTER), dl, ul));
     }
 
@@ -299,7 +300,7 @@ mod tests {
     }
 
     fn la() -> Grant {
-        Grant { fill_at: Time::ZERO, bytes: 0, ref_sinr: 0.0, mcs: None }
+        Grant { fill_at: Time::ZERO, bytes: 0, ref_sinr: 0.0, mcs: None, end_symbol: 0 }
     }
 
     /// ns3-mmwave's log after an idle gap: the decisions at 295.5, 295.6 and 295.7 ms have no
@@ -382,7 +383,7 @@ mod tests {
         g.report(us(110), 56, 0);
         g.report(us(150), 500, 0);
         let mut seen = Vec::new();
-        g.decide_until(us(400), |at| {
+        g.decide_until(us(399), |at| {
             seen.push(at);
             None // no usable uplink CQI: nothing granted, the record stays
         });

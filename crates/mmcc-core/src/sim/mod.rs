@@ -59,6 +59,10 @@ enum Event {
     RadioTick {
         radio: u32,
     },
+    /// The gNB has decoded a radio link's uplink block (`RadioLink::take_decoded`).
+    RadioDecoded {
+        radio: u32,
+    },
 }
 
 struct Flow {
@@ -377,14 +381,20 @@ impl Simulation {
                 if let Some(t) = next {
                     self.sched.schedule(t, Event::RadioSlot { radio, dir });
                 }
-                let to = self.radios[radio as usize].dirs[dir as usize].to;
-                for p in out {
-                    if p.dst == to {
-                        self.at_endpoint(&p);
-                    } else {
-                        self.send_from(to, &p);
-                    }
+                if let Some(t) = self.radios[radio as usize].decoded_due() {
+                    self.sched.schedule(t, Event::RadioDecoded { radio });
                 }
+                self.radio_out(radio, dir, out);
+            }
+            Event::RadioDecoded { radio } => {
+                let mut out = Vec::new();
+                let r = &mut self.radios[radio as usize];
+                r.decoded_scheduled = false;
+                r.take_decoded(now, &mut out);
+                if let Some(t) = r.decoded_due() {
+                    self.sched.schedule(t, Event::RadioDecoded { radio });
+                }
+                self.radio_out(radio, 1, out);
             }
             Event::RadioTick { radio } => {
                 let r = &mut self.radios[radio as usize];
@@ -470,6 +480,18 @@ impl Simulation {
     #[inline]
     fn send_from(&mut self, node: NodeId, pkt: &Packet) {
         self.forward(node, pkt, None);
+    }
+
+    /// Packets a radio direction delivered: to their endpoint, or on from the receiving node.
+    fn radio_out(&mut self, radio: u32, dir: u8, out: Vec<Packet>) {
+        let to = self.radios[radio as usize].dirs[dir as usize].to;
+        for p in out {
+            if p.dst == to {
+                self.at_endpoint(&p);
+            } else {
+                self.send_from(to, &p);
+            }
+        }
     }
 
     /// `send_from` for a packet offered in the event of a reception on channel `from` (a

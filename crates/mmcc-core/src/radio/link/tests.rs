@@ -155,7 +155,9 @@ fn granted_uplink(sinr_db: f64) -> RadioConfig {
 /// ns3-mmwave's time-division duplex (`ul_grants.rs`): two ACKs reach the UE at 1.05 ms,
 /// in a subframe without an uplink block, so their report reaches the decision at 1.2 ms;
 /// the UE fills the grant at 1.3 ms and sends it at 1.4 ms, in the subframe whose downlink
-/// block loses the grant's symbols, the only short one; the ACKs arrive at 1.5 ms.
+/// block loses the grant's symbols, the only short one: the block the same decision filled at
+/// 1.2 ms, on air two subframes later (`L1L2CtrlLatency`); the gNB decodes the uplink block
+/// for a subframe (`TbDecodeLatency`) and has the ACKs at 1.6 ms.
 #[test]
 fn the_uplinks_grants_take_their_symbols_from_the_downlink() {
     let cfg = granted_uplink(10.0);
@@ -189,14 +191,14 @@ fn the_uplinks_grants_take_their_symbols_from_the_downlink() {
     let ul = r.ul.as_ref().expect("granted");
     let short = full * (ul.symbols as u64 - 1) / ul.symbols as u64;
     for (i, &b) in blocks.iter().enumerate() {
-        if i == 4 {
-            assert!(b <= short, "the block of 1.4 ms lost symbols: {b} of {full}");
+        if i == 2 {
+            assert!(b <= short, "the block on air at 1.4 ms lost symbols: {b} of {full}");
             assert!(b > full / 2, "only what the grant took: {b} of {full}");
         } else {
             assert_eq!(b, full, "block {i}");
         }
     }
-    assert_eq!(acks_at, vec![(Time(1_500_000), 2)]);
+    assert_eq!(acks_at, vec![(Time(1_600_000), 2)]);
     assert!(drops.is_empty());
 }
 
@@ -271,7 +273,7 @@ fn the_uplink_goes_at_mcs_0_until_a_decision_has_measured_a_block() {
     for i in 0..8u64 {
         let now = t0 + Dur(i * cfg.slot.0);
         r.slot(1, now, &mut out, &mut drops);
-        if let Some(h) = r.ul_staged.as_ref() {
+        if let Some((h, _)) = r.ul_staged.as_ref() {
             filled.push((now, h.mcs));
         }
         r.slot(0, now, &mut out, &mut drops);
@@ -312,4 +314,51 @@ fn the_ues_status_for_the_downlink_takes_an_uplink_grant() {
     assert!(measured.before(t0 + Dur::from_millis(1)).is_some(), "no uplink grant for the STATUS");
     assert!(r.ul_staged.is_none(), "the UE had no data to send");
     assert!(drops.is_empty());
+}
+
+/// ns3-mmwave's timing on both directions (reference log, a slow-start round at 295 ms): the
+/// scheduler fills a downlink block at 295.0 ms, it goes on air at 295.2 ms and the UE has it
+/// decoded at 295.3957 ms (the block's end and `TbDecodeLatency`); an uplink block after a
+/// full downlink block, in the subframe at 295.9 ms, reaches the gNB's RLC 195.8 us after that
+/// subframe began, one alone in an idle subframe (three symbols) 112.5 us after.
+#[test]
+fn blocks_reach_the_receiver_with_ns3_mmwaves_latencies() {
+    let cfg = granted_uplink(30.0);
+    let (mut r, t0) = link_with_downlink_data(&cfg, 5, 1);
+    let (mut out, mut drops) = (Vec::new(), Vec::new());
+    let mut got_at = None;
+    for i in 0..6u64 {
+        let now = t0 + Dur(i * cfg.slot.0);
+        r.slot(0, now, &mut out, &mut drops);
+        if !out.is_empty() && got_at.is_none() {
+            got_at = Some(now);
+        }
+    }
+    // filled at t0, on air at t0 + 200 us, had at the boundary after it (the ACK it starts is
+    // made as many symbols in as the block ended, `arrival_symbol`)
+    assert_eq!(got_at, Some(t0 + Dur::from_micros(300)));
+    let sf = Time::from_millis(2);
+    assert_eq!(r.ul_received_at(sf, 23), sf + Dur(95_834 + 100_000));
+    assert_eq!(r.ul_received_at(sf, 3), sf + Dur(12_500 + 100_000));
+    assert!(drops.is_empty());
+}
+
+/// The gNB hands the packets an uplink block completes on when it has decoded the block, not
+/// at a slot boundary, and counts them inside the link until then.
+#[test]
+fn decoded_uplink_packets_wait_for_their_exact_time() {
+    let cfg = granted_uplink(30.0);
+    let (mut r, t0) = link_with_downlink_data(&cfg, 5, 0);
+    let at = t0 + Dur(195_834);
+    r.ul_decoded.push_back((at, vec![Packet::new_ack(0, 1, 0, 0, 1 << 20, &[], t0)]));
+    let mut out = Vec::new();
+    let mut inside = 0;
+    r.for_each_inside(|_| inside += 1);
+    assert_eq!(inside, 1);
+    assert_eq!(r.decoded_due(), Some(at));
+    assert_eq!(r.decoded_due(), None, "one event at a time");
+    r.take_decoded(Time(at.0 - 1), &mut out);
+    assert!(out.is_empty());
+    r.take_decoded(at, &mut out);
+    assert_eq!(out.len(), 1);
 }

@@ -88,6 +88,10 @@ def test_docs_quote_the_current_agreement(tcp):
     assert m, f"docs/validation.md has no {block} block"
     assert rows and m.group(1) == vm.agreement_markdown(rows), \
         "rerun: python -m mmcc.experiments.validate_mmwave --docs"
+    import json
+
+    assert json.loads(vm.AGREEMENT_FILE.read_text())[tcp] == vm.agreement_summary(rows), \
+        "rerun: python -m mmcc.experiments.validate_mmwave --docs"
 
 
 def test_validate_writes_to_the_folder_given_or_one_per_reference(monkeypatch, tmp_path):
@@ -97,7 +101,7 @@ def test_validate_writes_to_the_folder_given_or_one_per_reference(monkeypatch, t
 
     seen = []
     done = {"cases": 0, "runs": 0, "goodput_within_10pct": 0, "goodput_within_10pct_or_2se": 0,
-            "phase_sinr_within_2db": 0, "phase_thr_within_10pct": 0,
+            "phase_sinr_within_2db": 0, "phase_thr_within_10pct": 0, "phase_thr_within_10pct_or_2se": 0,
             "within_5pct": 0, "within_10pct": 0}
     monkeypatch.setattr(vm, "run_validation", lambda out, **_: seen.append(out) or done)
     monkeypatch.setattr(validate_ns3, "run_validation", lambda out, **_: seen.append(out) or done)
@@ -167,3 +171,21 @@ def test_the_small_buffers_slow_start_follows_the_oracles_packet_trace():
     assert abs(fast[0] - retx_ref[0]) < 50e-6, (fast, retx_ref[:3])
     assert len(again) == 3 and again[1] == retx_ref[0]
     assert len(rto) == 1 and abs(rto[0] - again[2]) < 50e-6, (rto, again)
+
+
+def test_a_phase_the_seeds_cannot_tell_apart_counts_within_two_standard_errors():
+    def row(seed, ref, ours):
+        ph = {"phase": "walk", "sinr_ns3_db": 30.0, "sinr_mmcc_db": 30.0, "mcs_ns3": 25.0, "mcs_mmcc": 25.0,
+              "thr_ns3_mbps": ref, "thr_mmcc_mbps": ours}
+        return {"case": f"newreno-edge-2.5MiB-0-s{seed}-12s", "goodput_ns3_mbps": ref, "goodput_mmcc_mbps": ours,
+                "rtos_ns3": 0, "rtos_mmcc": 0, "fast_retransmits_ns3": 0, "fast_retransmits_mmcc": 0,
+                "phases": [ph]}
+    # means 500 and 575 (+15 %), standard errors 100 and 25: within two of them
+    spread = vm.aggregate([row(1, 400, 550), row(2, 600, 600)])[0]
+    p = spread["phases"][0]
+    assert not p["thr_ok"] and p["thr_consistent"] and spread["goodput_consistent"]
+    # the same means with tight seeds: apart
+    tight = vm.aggregate([row(1, 499, 574), row(2, 501, 576)])[0]["phases"][0]
+    assert not tight["thr_ok"] and not tight["thr_consistent"]
+    # one seed: only the band counts
+    assert not vm.aggregate([row(1, 500, 575)])[0]["phases"][0]["thr_consistent"]

@@ -66,6 +66,16 @@ def _oracle_bbr(buffer: str, per: str) -> float:
         return float(next(csv.DictReader(f))["goodput_mbps"])
 
 
+def _agreement(tcp: str, key: str) -> str:
+    """A figure of `mmcc validate mmwave` on the stored runs (validate_mmwave.AGREEMENT_FILE, whose
+    currency tests/test_validate_mmwave.py checks)."""
+    import json
+
+    from .experiments.validate_mmwave import AGREEMENT_FILE
+
+    return str(json.loads(AGREEMENT_FILE.read_text())[tcp][key])
+
+
 FACTS = {
     "thesis-newreno-summary": _summary_block,
     "thesis-newreno-first-loss-s": lambda: f"{_first_event('fast_retransmit'):.1f}",
@@ -78,6 +88,12 @@ FACTS = {
     "bbr-edge-lossless-rtos": lambda: f"{int(_bbr_run(0.0, False).flows.column('rtos')[0].as_py())}",
     "oracle-bbr-edge-per1e-7-mbps": lambda: f"{_oracle_bbr('2.5MiB', '1e-07'):.1f}",
     "oracle-bbr-edge-lossless-mbps": lambda: f"{_oracle_bbr('2.5MiB', '0'):.1f}",
+    "mmwave-cases-ns335": lambda: _agreement("ns-3.35", "cases"),
+    "mmwave-goodput-ns335": lambda: _agreement("ns-3.35", "goodput_within_10pct"),
+    "mmwave-phase-thr-ns335": lambda: _agreement("ns-3.35", "phase_thr_within_10pct"),
+    "mmwave-phase-sinr-ns335": lambda: _agreement("ns-3.35", "phase_sinr_within_2db"),
+    "mmwave-cases-pinned": lambda: _agreement("pinned", "cases"),
+    "mmwave-goodput-pinned": lambda: _agreement("pinned", "goodput_within_10pct"),
 }
 
 

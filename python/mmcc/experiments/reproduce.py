@@ -378,12 +378,34 @@ def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
                    "buffers 0.25 / 2.5 / 20 MiB and remote server (40 ms) with 8 MiB, each at per-byte PER 0, 1e-9, "
                    "1e-8, 1e-7 on the server link. Latency is the mean RTT (the thesis' definition). Values are means "
                    "over seeds. Every number here is mmcc's (its presets thesis-edge and thesis-remote, TCP profile "
-                   "ns3); none is the thesis' or ns3-mmwave's. How far mmcc agrees with ns3-mmwave, the thesis' "
-                   "simulator, on this path, per phase of the trajectory, is measured by `mmcc validate mmwave` and "
-                   "shown in docs/validation.md of the mmcc repository, section \"The mmWave path against "
-                   "ns3-mmwave\" (agreement table and the mechanisms that still differ).", sections, figs,
+                   "ns3); none is the thesis' or ns3-mmwave's. " + _mmwave_agreement(), sections, figs,
                    {"seeds": seeds, "quick": quick, "duration": duration or "preset (60 s)",
                     "algorithms": THESIS_ALGORITHMS, "buffers": THESIS_BUFFERS, "per": THESIS_PER}, counts, wall, "T")
+
+
+def _mmwave_agreement() -> str:
+    """How far mmcc agrees with ns3-mmwave, the thesis' simulator, on this path: the figures of
+    `mmcc validate mmwave` on the stored reference runs (validate_mmwave.AGREEMENT_FILE)."""
+    import json
+
+    from .validate_mmwave import AGREEMENT_FILE
+
+    a = json.loads(AGREEMENT_FILE.read_text())
+
+    def one(tcp: str, name: str) -> str:
+        s = a[tcp]
+        return (f"against {name}, {s['goodput_within_10pct']} % of {s['cases']} cases ({s['runs']} runs) within "
+                f"+-10 % of its goodput ({s['goodput_within_10pct_or_2se']} % within +-10 % or two standard "
+                f"errors), per-phase mean SINR within +-2 dB in {s['phase_sinr_within_2db']} % and per-phase "
+                f"throughput within +-10 % in {s['phase_thr_within_10pct']} % of the phases "
+                f"({s['phase_thr_within_10pct_or_2se']} % within +-10 % or two standard errors)")
+
+    return ("How far mmcc agrees with ns3-mmwave, the simulator the thesis ran, on this path (12 s windows and "
+            "full runs of these presets' cases, stored reference runs, `mmcc validate mmwave`): "
+            + one("ns-3.35", "ns3-mmwave with ns-3.35's TCP (the TCP the thesis names and the ns3 profile's)") + "; "
+            + one("pinned", "ns3-mmwave with its own older TCP") + ". The agreement table, the overlays and "
+            "the mechanisms that still differ: docs/validation.md of the mmcc repository, section \"The mmWave "
+            "path against ns3-mmwave\".")
 
 
 # ---- generic helpers for the other publications ---------------------------------------------

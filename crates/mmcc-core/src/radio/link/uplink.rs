@@ -1,0 +1,143 @@
+//! The uplink of ns3-mmwave's time-division duplex on a radio link (`RadioConfig::uplink =
+//! Ns3Mmwave`): the scheduler's grant decisions (`ul_grants.rs`), the UE filling them with its
+//! STATUS PDU and data, and the gNB decoding the blocks and answering their polls.
+
+use super::*;
+
+impl RadioLink {
+    /// The scheduler's decisions on the uplink grants due by `now` (`ul_grants.rs`).
+    pub(super) fn decide_grants(&mut self, now: Time) {
+        let Some(mut g) = self.ul.take() else { return };
+        let measured = g.measured;
+        g.decide_until(now, |at| self.uplink_request(at, measured.before(at)));
+        self.ul = Some(g);
+    }
+
+    /// What the decision at `at` needs (`UlGrants::decide_until`): the uplink's bytes per
+    /// symbol at its MCS (MCS 0 without an unexpired measurement of the uplink, as ns3-mmwave's
+    /// scheduler without a UL-CQI), the downlink's request in symbols (its record plus the PDU
+    /// slack, or all it buffers), and the grant's link adaptation;
+    /// `measured` is the subframe of the newest uplink block before the decision's
+    /// (`ul_grants::Measurements::before`).
+    pub(super) fn uplink_request(&self, at: Time, measured: Option<Time>) -> Option<(f64, u32, Grant)> {
+        let symbols = self.cfg.data_symbols;
+        let known = match self.cfg.cqi_expiry {
+            None => true,
+            Some(exp) => measured.is_some_and(|m| at < m + exp),
+        };
+        let (se, ref_sinr, mcs) = if known {
+            self.choose_q(&self.estimate(1), 1)
+        } else {
+            let (se, thr) = self.at_mcs(0);
+            (se, thr, Some(0))
+        };
+        if se <= 0.0 {
+            return None;
+        }
+        let per_symbol = |se: f64| self.tbs(se) as f64 / symbols as f64;
+        let dl = &self.dirs[0];
+        let dl_bytes = match &dl.reports {
+            Some(r) if r.record > 0 => r.record + PDU_SLACK,
+            Some(_) => 0,
+            None => dl.buffered_bytes(),
+        };
+        let dl_symbols = if dl_bytes == 0 {
+            0
+        } else {
+            ul_grants::symbols_for(dl_bytes, per_symbol(self.choose_q(&self.estimate(0), 0).0), symbols)
+        };
+        let la = Grant { fill_at: at, bytes: 0, ref_sinr, mcs, end_symbol: 0 };
+        Some((per_symbol(se), dl_symbols, la))
+    }
+
+    /// When the gNB's RLC has an uplink block sent in the subframe at `sf` that ends before
+    /// symbol `end`: the gNB decodes it for `extra[1]` (`TbDecodeLatency`). A block after a
+    /// full downlink block is had 195.8 us after its subframe began, one alone in an idle
+    /// subframe about 113 us after.
+    pub(super) fn ul_received_at(&self, sf: Time, end: u32) -> Time {
+        let (s, per) = (self.cfg.slot.0, self.cfg.data_symbols as u64 + 2);
+        Time(sf.0 + (end as u64 * s).div_ceil(per) + self.extra[1].0)
+    }
+
+    /// Uplink blocks the gNB has decoded by `now`: each polls its RLC, and the packets they
+    /// completed go on (`ul_decoded`).
+    pub fn take_decoded(&mut self, now: Time, out: &mut Vec<Packet>) {
+        while self.ul_decoded.front().is_some_and(|b| b.0 <= now) {
+            let (_, pkts) = self.ul_decoded.pop_front().expect("front");
+            self.uplink_polled(now);
+            out.extend(pkts);
+        }
+    }
+
+    /// When the next decoded uplink block is due, if the simulation has no event for it yet.
+    pub fn decoded_due(&mut self) -> Option<Time> {
+        let t = self.ul_decoded.front().map(|b| b.0).filter(|_| !self.decoded_scheduled)?;
+        self.decoded_scheduled = true;
+        Some(t)
+    }
+
+    /// An uplink PDU reached the gNB's RLC at `now`: it polls, and the RLC reports the STATUS
+    /// it owes; with no downlink data the scheduler gives it a block of its own, at the next
+    /// decision, on which the UE reports its CQI.
+    pub(super) fn uplink_polled(&mut self, now: Time) {
+        let idle = !self.has_work(0);
+        if let Some(r) = self.dirs[0].reports.as_mut() {
+            r.uplink_polled();
+            if idle && r.gnb_status_now(now) {
+                let s = self.cfg.slot.0;
+                self.cqi.on_block(Time(now.0.div_ceil(s) * s));
+            }
+        }
+    }
+
+    /// What the UE's RLC reports for the uplink at `now`: its queue and a requested STATUS
+    /// (`LteRlcAm::DoReportBufferStatus`).
+    pub(super) fn ul_queued(&self, now: Time) -> u64 {
+        let status = self.dirs[0].reports.as_ref().map_or(0, |r| r.ue_status_bytes(now));
+        self.dirs[1].buffered_bytes() + status
+    }
+
+    /// With uplink grants, a downlink block reached the UE at `now`: its PDU polls, and a
+    /// STATUS the UE may send is reported with the uplink's queue (`rlc_report.rs`).
+    pub(super) fn ue_polled(&mut self, now: Time) {
+        let Some(r) = self.dirs[0].reports.as_mut() else { return };
+        if r.request_ue_status(now) {
+            let queued = self.ul_queued(now);
+            let arrival = Self::arrival_symbol(&self.cfg, &self.dl_blocks, now);
+            self.ul.as_mut().expect("granted").report(now, queued, arrival);
+        }
+    }
+
+    /// An uplink slot with grants: the block the UE filled at the last boundary goes (a block
+    /// error sends it to HARQ), a due HARQ retransmission goes with it, and the UE fills the
+    /// grant made for this boundary, if any (its subframe is the scheduler's new measurement of
+    /// the uplink). A queue that no report covers is reported again after the RLC's report
+    /// timer (`LteRlcAm::ExpireRbsTimer`).
+    pub(super) fn granted_slot(&mut self, now: Time, sinr: Quality, drops: &mut Vec<(Packet, DropCause)>) {
+        if let Some((h, end)) = self.ul_staged.take() {
+            self.ul_sending_end = end;
+            self.send_block(1, h, sinr, now);
+        }
+        if self.dirs[1].harq.front().is_some_and(|h| h.due <= now) {
+            // a retransmission goes with the next block (not modelled: its own symbols)
+            self.ul_sending_end = self.cfg.data_symbols + 1;
+            self.harq_retransmission(1, now, sinr);
+        }
+        let queued = self.ul_queued(now);
+        let (timer, slot) = (self.cfg.rlc_report_timer, self.cfg.slot);
+        let u = self.ul.as_mut().expect("granted");
+        u.report_if_stale(now, queued, timer);
+        let Some(g) = u.grant_at(now) else { return };
+        u.measured.add(now + slot);
+        // the UE's STATUS goes first; its block goes in the next subframe and reaches the gNB's
+        // RLC as its data does
+        let arrival = self.ul_received_at(now + slot, g.end_symbol);
+        let status = self.dirs[0].reports.as_mut().is_some_and(|r| r.ue_status_in_grant(now, arrival));
+        let room = g.bytes.saturating_sub(UL_MAC_OVERHEAD + if status { UE_STATUS_BYTES } else { 0 });
+        let segs = self.dirs[1].fill(room, now, drops);
+        if !segs.is_empty() {
+            let (ref_sinr, mcs) = (g.ref_sinr, g.mcs);
+            self.ul_staged = Some((Harq { due: now, tx: 1, ref_sinr, mcs, segs }, g.end_symbol));
+        }
+    }
+}

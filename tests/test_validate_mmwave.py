@@ -189,3 +189,19 @@ def test_a_phase_the_seeds_cannot_tell_apart_counts_within_two_standard_errors()
     assert not tight["thr_ok"] and not tight["thr_consistent"]
     # one seed: only the band counts
     assert not vm.aggregate([row(1, 500, 575)])[0]["phases"][0]["thr_consistent"]
+
+
+def test_the_sinr_is_compared_over_the_milliseconds_the_reference_reports():
+    """ns3-mmwave reports the SINR only while it sends the UE data; mmcc's samples of other
+    milliseconds (an idle UE after a timeout, the end of the run) are left out."""
+    import numpy as np
+
+    ms = np.arange(0, 12_000) / 1e3
+    t = np.arange(0, 121) / 10
+    side = {"delivered_bytes": 1, "retx_bytes": 0, "fast_retransmits": 0, "rtos": 0, "error_drops": 0,
+            "t_s": t, "throughput_mbps": np.ones_like(t), "rtt_ms": np.ones_like(t)}
+    ref = {**side, "radio_t_s": np.arange(150, 161) / 1e3, "sinr_db": np.full(11, 40.0), "mcs": np.full(11, 28.0)}
+    ours = {**side, "radio_t_s": ms, "sinr_db": np.where((ms >= 0.15) & (ms <= 0.1605), 40.0, 0.0),
+            "mcs": np.full(ms.size, 28.0)}
+    start = vm.compare(vm.Case("newreno", "edge", 2.5, 0.0, 1, 12.0), ref, ours)["phases"][0]
+    assert start["phase"] == "start (still)" and start["sinr_mmcc_db"] == 40.0 and start["sinr_ok"]

@@ -234,19 +234,23 @@ def _rel(ours: float, ref: float) -> float:
 def compare(case: Case, ref: dict, ours: dict) -> dict:
     """Per phase (within the run) and whole-run figures of both sides, with the bands."""
     T = case.duration_s
+    # ns3-mmwave reports the SINR only in the milliseconds it sends the UE data (its UE's PHY
+    # measures a downlink block); mmcc's samples are compared over the same milliseconds
+    seen = np.isin(np.round(ours["radio_t_s"] * 1e3), np.round(ref["radio_t_s"] * 1e3))
+    same = {k: ours[k][seen] for k in ("radio_t_s", "sinr_db", "mcs")}
     phases = []
     for name, a, b in PHASES:
         b = min(b, T)
         if b - a < 0.3:
             continue
-        sinr_ref, sinr_ours = (_mean_in(x["radio_t_s"], x["sinr_db"], a, b) for x in (ref, ours))
+        sinr_ref, sinr_ours = (_mean_in(x["radio_t_s"], x["sinr_db"], a, b) for x in (ref, same))
         thr_ref, thr_ours = (_mean_in(x["t_s"], x["throughput_mbps"], a, b) for x in (ref, ours))
         rtt_ref, rtt_ours = (_mean_in(x["t_s"], x["rtt_ms"], a, b) for x in (ref, ours))
         d_sinr, d_thr = sinr_ours - sinr_ref, _rel(thr_ours, thr_ref)
         phases.append({"phase": name, "from_s": a, "to_s": b, "sinr_ns3_db": sinr_ref, "sinr_mmcc_db": sinr_ours,
                        "sinr_diff_db": d_sinr, "sinr_ok": bool(abs(d_sinr) <= SINR_BAND_DB),
                        "mcs_ns3": _mean_in(ref["radio_t_s"], ref["mcs"], a, b),
-                       "mcs_mmcc": _mean_in(ours["radio_t_s"], ours["mcs"], a, b),
+                       "mcs_mmcc": _mean_in(same["radio_t_s"], same["mcs"], a, b),
                        "thr_ns3_mbps": thr_ref, "thr_mmcc_mbps": thr_ours, "thr_diff_pct": 100 * d_thr,
                        "thr_ok": bool(abs(d_thr) <= THROUGHPUT_BAND),
                        "rtt_ns3_ms": rtt_ref, "rtt_mmcc_ms": rtt_ours})

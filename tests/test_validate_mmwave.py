@@ -88,9 +88,7 @@ def test_docs_quote_the_current_agreement(tcp):
     assert m, f"docs/validation.md has no {block} block"
     assert rows and m.group(1) == vm.agreement_markdown(rows), \
         "rerun: python -m mmcc.experiments.validate_mmwave --docs"
-    import json
-
-    assert json.loads(vm.AGREEMENT_FILE.read_text())[tcp] == vm.agreement_summary(rows), \
+    assert vm.read_agreement()[tcp] == vm.agreement_summary(rows), \
         "rerun: python -m mmcc.experiments.validate_mmwave --docs"
 
 

@@ -69,11 +69,9 @@ def _oracle_bbr(buffer: str, per: str) -> float:
 def _agreement(tcp: str, key: str) -> str:
     """A figure of `mmcc validate mmwave` on the stored runs (validate_mmwave.AGREEMENT_FILE, whose
     currency tests/test_validate_mmwave.py checks)."""
-    import json
+    from .experiments.validate_mmwave import read_agreement
 
-    from .experiments.validate_mmwave import AGREEMENT_FILE
-
-    return str(json.loads(AGREEMENT_FILE.read_text())[tcp][key])
+    return str(read_agreement()[tcp][key])
 
 
 FACTS = {

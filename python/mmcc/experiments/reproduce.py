@@ -385,12 +385,10 @@ def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
 
 def _mmwave_agreement() -> str:
     """How far mmcc agrees with ns3-mmwave, the thesis' simulator, on this path: the figures of
-    `mmcc validate mmwave` on the stored reference runs (validate_mmwave.AGREEMENT_FILE)."""
-    import json
+    `mmcc validate mmwave` on the stored reference runs (validate_mmwave.read_agreement)."""
+    from .validate_mmwave import read_agreement
 
-    from .validate_mmwave import AGREEMENT_FILE
-
-    a = json.loads(AGREEMENT_FILE.read_text())
+    a = read_agreement()
 
     def one(tcp: str, name: str) -> str:
         s = a[tcp]

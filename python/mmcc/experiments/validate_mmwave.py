@@ -472,6 +472,13 @@ DOC_BLOCKS = {"pinned": "mmwave-agreement", "ns-3.35": "mmwave-agreement-tcp-3.3
 AGREEMENT_FILE = Path(__file__).with_name("mmwave_agreement.json")
 
 
+def read_agreement() -> dict:
+    """AGREEMENT_FILE: per oracle build, `agreement_summary` of its stored runs."""
+    import json
+
+    return json.loads(AGREEMENT_FILE.read_text())
+
+
 def agreement_summary(rows: list[dict]) -> dict:
     """The figures the reproduction report quotes for one oracle build (percentages, rounded)."""
     s = summary(aggregate(rows), len(rows))

@@ -488,8 +488,7 @@ impl RadioLink {
         self.dirs[d].enqueue(pkt, header, now)?;
         if let Some(t) = self.dirs[0].reports.as_mut().and_then(|r| r.take_idle_status()) {
             // the STATUS's block went at the decision after the timer (rlc_report.rs)
-            let s = self.cfg.slot.0;
-            self.cqi.on_block(Time(t.0.div_ceil(s) * s));
+            self.cqi.on_block(self.boundary_from(t));
         }
         if d == 1 {
             if let Some(r) = self.dirs[0].reports.as_mut() {
@@ -541,9 +540,13 @@ impl RadioLink {
             return None;
         }
         self.dirs[d].slot_scheduled = true;
-        // next slot boundary
-        let slot = self.cfg.slot.0;
-        Some(Time(now.0.div_ceil(slot) * slot))
+        Some(self.boundary_from(now))
+    }
+
+    /// The slot boundary at or after `t`.
+    fn boundary_from(&self, t: Time) -> Time {
+        let s = self.cfg.slot.0;
+        Time(t.0.div_ceil(s) * s)
     }
 
     /// One slot of direction `d` at `now`: packets delivered in order to the far end go to
@@ -640,7 +643,6 @@ impl RadioLink {
     /// A transmission's outcome: delivered, or (failed) another try after the HARQ round trip,
     /// or after `harq_max_tx` tries the RLC's retransmission.
     fn settle(&mut self, d: usize, mut h: Harq, failed: bool, now: Time) {
-        let granted = self.ul.is_some();
         if !failed && self.extra[d] > Dur::ZERO {
             let (boundary, at) = if d == 0 {
                 // on air two subframes on, the UE has it at the boundary after it
@@ -658,8 +660,9 @@ impl RadioLink {
         if !failed {
             dir.pending.extend(h.segs);
             // every PDU polls (rlc_report.rs); the UE has it at the next slot (with uplink
-            // grants its STATUS is requested then, `ue_polled`)
-            if let Some(r) = dir.reports.as_mut().filter(|_| !granted) {
+            // grants, whose blocks are `in_flight` above, its STATUS is requested then,
+            // `ue_polled`)
+            if let Some(r) = dir.reports.as_mut() {
                 r.polled(now + self.cfg.slot);
             }
             return;

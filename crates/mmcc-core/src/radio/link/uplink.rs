@@ -84,8 +84,8 @@ impl RadioLink {
         if let Some(r) = self.dirs[0].reports.as_mut() {
             r.uplink_polled();
             if idle && r.gnb_status_now(now) {
-                let s = self.cfg.slot.0;
-                self.cqi.on_block(Time(now.0.div_ceil(s) * s));
+                let at = self.boundary_from(now);
+                self.cqi.on_block(at);
             }
         }
     }

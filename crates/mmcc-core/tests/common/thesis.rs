@@ -57,7 +57,8 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
             room_bytes: None,
         },
         // the thesis' channel, as in the preset: ns3-mmwave's obstacle model and MCS table, its
-        // CQI expiry, its small-scale fading and beams, its UE noise figure, its uplink grants
+        // CQI expiry, its small-scale fading and beams, its UE noise figure and transmit power,
+        // its uplink grants
         pathloss: PathLossModel::BuildingsObstacle,
         shadowing: false,
         link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
@@ -67,6 +68,7 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
         rlc_reporting: mmcc_core::radio::RlcReporting::Ns3Mmwave,
         fading: FadingModel::Ns3Mmwave,
         ue_noise_figure_db: 5.0,
+        ue_tx_power_dbm: 30.0,
         slot: Dur::from_micros(100),
         harq_rtt_slots: 10,
         ul_scheduling_slots: 5,

@@ -9,6 +9,7 @@
 //! - [`rate`]: delivery-rate samples (draft-cheng-iccrg-delivery-rate-estimation);
 //! - [`app`]: application models;
 //! - [`profile`]: the `ns3` and `linux` stack profiles and the resolved settings;
+//! - [`rules`]: the decisions the two reference stacks take differently, chosen once per sender;
 //! - [`sender`] and [`receiver`]: the two endpoints.
 
 pub mod app;
@@ -18,6 +19,7 @@ pub mod rate;
 pub mod rcv_window;
 pub mod receiver;
 pub mod rtt;
+pub mod rules;
 pub mod scoreboard;
 pub mod sndbuf;
 pub mod sender;

@@ -10,9 +10,10 @@ use super::app::{App, AppConfig};
 use super::prr::{Prr, Ssrb};
 use super::rate::RateSampler;
 use super::rtt::RttEstimator;
-use super::scoreboard::{HeadRetransmission, SackedRetransmission, Scoreboard, SegRec};
+use super::rules::{AckFacts, Hook, Rules, StackRules};
+use super::scoreboard::{AckOutcome, HeadRetransmission, Scoreboard, SegRec};
 use super::sndbuf::{self, GSO_MAX_SIZE};
-use super::{Ctx, Profile, TcpSettings, TimerKind};
+use super::{Ctx, TcpSettings, TimerKind};
 use crate::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use crate::engine::timer::Fired;
 use crate::engine::LazyTimer;
@@ -53,8 +54,8 @@ pub struct TcpSender {
     mss: u64,
     /// TCP option bytes on every segment (timestamps).
     opt_bytes: u8,
-    /// RTT from the echoed timestamp in whole milliseconds (ns-3 with timestamps).
-    ns3_timestamps: bool,
+    /// How this sender's reference stack decides what the RFCs leave open (`tcp/rules/`).
+    rules: Rules,
     pub cca: Box<dyn CongestionControl>,
     pub cc: CcState,
     pub sb: Scoreboard,
@@ -167,14 +168,11 @@ impl TcpSender {
             cfg: cfg.clone(),
             mss,
             opt_bytes: cfg.option_bytes() as u8,
-            ns3_timestamps: cfg.profile == Profile::Ns3 && cfg.timestamps,
+            rules: Rules::for_settings(cfg),
             cca,
             cc,
             sb: {
-                let mut sb = Scoreboard::with_sacked_retransmissions(match cfg.profile {
-                    Profile::Ns3 => SackedRetransmission::StaysCounted,
-                    Profile::Linux => SackedRetransmission::LeavesThePipe,
-                });
+                let mut sb = Scoreboard::with_sacked_retransmissions(Rules::for_settings(cfg).sacked_retransmission());
                 if cfg.rack && cfg.sack {
                     sb = sb.with_rack();
                 }
@@ -264,10 +262,7 @@ impl TcpSender {
         let p = Packet::handshake(crate::net::Kind::Syn, self.flow, self.node, self.peer, ctx.now, opt, tries > 0);
         self.syn_sent = (tries == 0).then_some(ctx.now);
         ctx.out.push(p);
-        let first = match self.cfg.profile {
-            Profile::Ns3 => Dur::from_secs(3),
-            Profile::Linux => self.cfg.initial_rto,
-        };
+        let first = self.rules.syn_timeout(self.cfg.initial_rto);
         let t = ctx.now + Dur(first.0 << tries);
         self.syn_tries = Some(tries + 1);
         if let Some((at, g)) = self.syn_timer.arm(t) {
@@ -281,18 +276,12 @@ impl TcpSender {
             return; // a duplicate SYN-ACK
         }
         self.ts_recent_ms = pkt.ts_ms;
-        if self.cfg.profile == Profile::Linux {
-            // the SYN-ACK's window (never scaled) bounds the first flight (tcp_ack_update_window)
+        if self.rules.synack_sets_rwnd() {
             self.rwnd = pkt.rwnd as u64;
         }
         self.syn_timer.cancel();
         if let Some(sent) = self.syn_sent {
-            // ns-3 TcpSocketBase::EstimateRtt on the SYN-ACK (whole ms with timestamps); Linux
-            // tcp_ack_update_rtt from the SYN's send time (us)
-            let r = match self.cfg.profile {
-                Profile::Ns3 if self.ns3_timestamps => ns3_ts_rtt(ctx.now, sent),
-                _ => ctx.now - sent,
-            };
+            let r = self.rules.handshake_rtt(ctx.now, sent);
             self.rtt.sample(r);
             ctx.rec.on_rtt(ctx.now, r);
             self.sync_rtt();
@@ -364,10 +353,7 @@ impl TcpSender {
 
     /// What marking the head lost does to its retransmission in flight (see the enum).
     fn head_retransmission(&self) -> HeadRetransmission {
-        match self.cfg.profile {
-            Profile::Ns3 => HeadRetransmission::Forgotten,
-            Profile::Linux => HeadRetransmission::Kept,
-        }
+        self.rules.head_retransmission()
     }
 
     /// A bulk application in the `ns3` profile: it writes on the socket's `NotifySend` only, as
@@ -378,7 +364,7 @@ impl TcpSender {
     /// full window" (`ns3_pending_notify`). So room an ACK frees in Disorder stays empty until
     /// one of these, which matters only when the window outgrows the send buffer.
     fn ns3_bulk(&self) -> bool {
-        self.cfg.profile == Profile::Ns3 && self.app.wants_more()
+        self.rules.bulk_writes_when_asked() && self.app.wants_more()
     }
 
     /// The application writes what it has and the send buffer takes (ns-3: `NotifySend`).
@@ -386,7 +372,7 @@ impl TcpSender {
         if !self.app_stopped && self.active {
             let before = self.app.written;
             let added = self.app.catch_up(now, self.buffer_space());
-            if added > 0 && self.cfg.profile == Profile::Ns3 {
+            if added > 0 && self.rules.app_limited_at_write() {
                 self.ns3_check_app_limited(before + added.min(self.app.bulk_write_size()));
             }
         }
@@ -446,21 +432,12 @@ impl TcpSender {
 
     fn sync_rtt(&mut self) {
         self.cc.srtt = self.rtt.srtt();
-        if self.cfg.profile == Profile::Ns3 {
-            // ns-3: m_lastRtt is the estimate and m_minRtt the smallest estimate; a class that
-            // tracks a maximum can only take it over the estimates PktsAcked passes.
-            self.cc.latest_rtt = self.rtt.srtt();
-            self.cc.min_rtt = self.rtt.min_srtt();
-            self.cc.max_rtt = self.rtt.max_srtt();
-        } else {
-            self.cc.latest_rtt = self.rtt.latest();
-            self.cc.min_rtt = self.rtt.min();
-            self.cc.max_rtt = self.rtt.max();
-        }
+        self.rules.sync_rtt(&self.rtt, &mut self.cc);
     }
 
     /// An ACK arrived. Split as Linux splits `tcp_ack`: process the ACK (scoreboard, duplicate
     /// ACKs, RTT), detect losses, run the state machine, congestion control, re-arm the timer.
+    /// Where the two stacks order these differently, `self.rules` decides (`tcp/rules/`).
     pub fn on_ack(&mut self, pkt: &Packet, ctx: &mut Ctx) {
         if pkt.ack() < self.sb.snd_una {
             ctx.rec.on_ack(ctx.now, false);
@@ -469,47 +446,29 @@ impl TcpSender {
         let lost_before = self.sb.lost_bytes();
         let idle = self.sb.outstanding() == 0;
         let mut ack = self.process_ack(pkt, ctx);
-        if self.cfg.profile == Profile::Ns3 && self.cc.state == CaState::Loss && self.episode_over() {
-            // ns-3 ProcessAck, leaving CA_LOSS: the window grows by the segments above the
-            // recovery point only, (ack - m_recover) / MSS
-            let above = self.sb.snd_una.saturating_sub(self.recover.unwrap_or(0));
-            ack.ev.segments_acked = (above / self.mss) as u32;
+        let above = self.sb.snd_una.saturating_sub(self.recover.unwrap_or(0));
+        if let Some(n) = self.rules.loss_exit_segments(self.cc.state, self.episode_over(), above, self.mss) {
+            ack.ev.segments_acked = n;
         }
         let newly_lost = self.detect_losses(&ack, ctx);
-        if self.cfg.profile == Profile::Ns3 {
-            self.ns3_flight = self.pipe();
-        }
-        // ns-3's PktsAcked: before cwnd = ssthresh when the ACK ends fast recovery, else after
-        // the state machine (after DoRecovery / EnterRecovery); one segment for an ACK that
-        // does not advance snd_una and for a partial ACK in recovery (`PktsAcked(tcb, 1, ..)`).
-        let ns3_hook = (self.cfg.profile == Profile::Ns3 && ack.pkts_acked).then(|| {
-            let mut ev = ack.ev;
-            let in_recovery = self.cc.state == CaState::Recovery;
-            if !ack.advanced || (in_recovery && !self.episode_over()) {
-                ev.segments_acked = 1;
-            }
-            (ev, in_recovery && self.episode_over())
-        });
-        if let Some((ev, true)) = ns3_hook {
+        // ns-3's m_bytesInFlight as this ACK's processing reads it (`ns3` rules only)
+        self.ns3_flight = self.pipe();
+        let in_recovery = self.cc.state == CaState::Recovery;
+        let hook = self.rules.hook(ack.ev, ack.pkts_acked, ack.advanced, in_recovery, self.episode_over());
+        if let Hook::Before(ev) = hook {
             self.cca.on_ack(&mut self.cc, &ev);
         }
         let grow = self.run_state_machine(&ack, newly_lost, ctx);
-        if let Some((ev, false)) = ns3_hook {
+        if let Hook::After(ev) = hook {
             self.cca.on_ack(&mut self.cc, &ev);
         }
-        // ns-3's rate sample reports the change of its lost count (`m_lostOut`: lost marks not
-        // yet acknowledged or SACKed) over the whole ACK, in either direction
-        // (TcpSocketBase::ReceivedAck: `currentLost > previousLost ? .. : previousLost - ..`)
-        let newly_lost = match self.cfg.profile {
-            Profile::Ns3 => self.sb.lost_bytes().abs_diff(lost_before),
-            Profile::Linux => newly_lost,
-        };
+        let newly_lost = self.rules.rate_sample_lost(lost_before, self.sb.lost_bytes(), newly_lost);
         self.congestion_control(&ack, grow, newly_lost);
         self.rearm_rto(ack.advanced, ack.new_sack, ctx);
         if idle {
             self.ack_probe(ctx);
         }
-        if self.cfg.profile == Profile::Ns3 && ack.advanced && self.cc.state != CaState::Disorder {
+        if self.rules.new_ack_runs(ack.advanced, self.cc.state) {
             // ns-3 ProcessAck's NewAck -> NotifySend, before SendPendingData (a partial ACK in
             // recovery has called it already, after DoRetransmit)
             if self.ns3_bulk() {
@@ -533,133 +492,47 @@ impl TcpSender {
         self.cc.now = now;
         let prior_in_flight = self.pipe();
         let outstanding_before = self.sb.outstanding();
-        let (blocks, nblocks) = pkt.sack_blocks();
-        let blocks = if self.cfg.sack {
-            &blocks[..nblocks]
-        } else {
-            &[]
-        };
-        let echo = self.cfg.timestamps.then_some(pkt.sent_at);
-        self.sb.rack_clock(now, self.linux_min_rtt(), echo);
-        let rate = &mut self.rate;
-        // ns-3 hands the rate sampler the newly SACKed packets first (`ReadOptions`), then the
-        // cumulatively acknowledged ones (`DiscardUpTo`); the scoreboard walks the cumulative
-        // part first. The order matters to ns-3's sampler, whose ack-elapsed time chains from
-        // one delivered packet to the next.
-        let ack_no = pkt.ack();
-        let later = &mut self.ns3_cum_delivered;
-        let res = self.sb.on_ack(ack_no, blocks, |s| {
-            if rate.follows_ns3() && s.end() <= ack_no {
-                later.push(*s);
-            } else {
-                rate.on_delivered(s, now);
-            }
-        });
-        for s in self.ns3_cum_delivered.drain(..) {
-            self.rate.on_delivered(&s, now);
-        }
+        let res = self.apply_to_scoreboard(pkt, now);
         let advanced = res.cum_acked > 0;
-
-        // Duplicate ACK. With SACK (RFC 6675 section 2, ns-3 `isDupack`, Linux `sacked_out`):
-        // an ACK whose SACK blocks report data not SACKed before, whatever its cumulative
-        // part; a duplicate of an old segment (e.g. a go-back-N retransmission of data that was
-        // only delayed) is not one. Without SACK (RFC 5681 section 2): nothing new acknowledged,
-        // data outstanding, no payload and the same advertised window (no window update).
-        let mut delivered = res.delivered;
+        // a duplicate ACK: with SACK (RFC 6675 section 2, ns-3 `isDupack`, Linux `sacked_out`)
+        // one whose SACK blocks report data not SACKed before, whatever its cumulative part (a
+        // duplicate of an old segment is not one); without SACK (RFC 5681 section 2) nothing new
+        // acknowledged, data outstanding, no payload and the same advertised window
         let is_dup = if self.cfg.sack {
             res.new_sack
         } else {
             !advanced && outstanding_before > 0 && pkt.len == 0 && !rwnd_changed
         };
         ctx.rec.on_ack(now, is_dup && !advanced);
-        if is_dup {
-            if self.cc.state != CaState::Recovery && self.cc.state != CaState::Loss {
-                self.dupacks += 1;
-            }
-            if !self.cfg.sack {
-                // RFC 6937: without SACK, a duplicate ACK delivered one segment.
-                let room = self
-                    .sb
-                    .outstanding()
-                    .saturating_sub(self.mss + self.dup_bytes);
-                let d = self.mss.min(room);
-                self.dup_bytes += d;
-                delivered += d;
-            }
-        } else if advanced {
-            self.dupacks = 0;
-        }
-        if advanced {
-            if !self.cfg.sack {
-                // The duplicate ACKs already counted part of this span as delivered (RFC 6937
-                // without SACK; Linux tcp_remove_reno_sacks: max(acked - sacked_out, 1)).
-                delivered = res
-                    .delivered
-                    .saturating_sub(self.dup_bytes)
-                    .max(self.mss.min(res.delivered));
-            }
-            self.dup_bytes = self.dup_bytes.saturating_sub(res.cum_acked);
-        }
-
-        // RTT sample (Karn's rule is applied by the scoreboard). Linux: the newest newly
-        // delivered segment that was never retransmitted (tcp_clean_rtx_queue / tcp_sacktag),
-        // else the echoed timestamp.
-        // ns-3 (TcpSocketBase::EstimateRtt): only an ACK that cumulatively covers the oldest
-        // outstanding segment, never retransmitted, gives a sample (so no SACK-only ACK in
-        // recovery does, whose echoed timestamp is old); with timestamps (TcpOptionTS) it is
-        // now - TSecr in whole milliseconds, 0 taken as 1 us, else now - that segment's send time.
-        let rtt_sample = if self.cfg.profile == Profile::Ns3 {
-            match res.cum_front_clean {
-                Some(_) if self.ns3_timestamps => Some(ns3_ts_rtt(now, pkt.sent_at)),
-                Some(t) => Some(now - t),
-                None => None,
-            }
-        } else {
-            // Linux tcp_ack_update_rtt: without a clean sample (Karn), an ACK that advanced
-            // snd_una gives one from the echoed timestamp (tcp_rtt_tsopt_us, whole ms, 0 as 1 ms)
-            // -- the one that, after a timeout, resets the back-off.
-            res.rtt_sent_at.map(|t| now - t).or_else(|| {
-                (self.cfg.timestamps && advanced)
-                    .then(|| Dur::from_millis(ts_ms(now).saturating_sub(ts_ms(pkt.sent_at)).max(1)))
-            })
+        let delivered = self.count_duplicates(&res, is_dup, advanced);
+        let facts = AckFacts {
+            now,
+            res: &res,
+            echo: pkt.sent_at,
+            timestamps: self.cfg.timestamps,
+            advanced,
+            delivered,
+            outstanding: self.sb.outstanding(),
+            mss: self.mss,
         };
+        let rtt_sample = self.rules.ack_rtt(&facts);
         if let Some(r) = rtt_sample {
             self.rtt.sample_at(r, self.sb.snd_una, self.sb.snd_nxt);
             ctx.rec.on_rtt(now, r);
         }
         self.sync_rtt();
-        // What the algorithm sees as this ACK's RTT: the sample (Linux: rs->rtt_us), or in
-        // ns-3 the smoothed estimate on every ACK (PktsAcked gets m_lastRtt = GetEstimate()).
-        let rtt_sample = if self.cfg.profile == Profile::Ns3 {
-            self.rtt.srtt()
-        } else {
-            rtt_sample
-        };
         self.cc.snd_una = self.sb.snd_una;
         self.cc.snd_nxt = self.sb.snd_nxt;
         self.cc.delivered = self.rate.delivered;
         self.cc.bytes_in_flight = prior_in_flight;
         self.cc.acked_sacked = res.delivered;
-        // Segments the algorithm counts: ns-3 the cumulatively acknowledged ones
-        // (ProcessAck's segsAcked, SACKed before or not); Linux the newly delivered ones
-        // (tcp_ack's acked_sacked: cumulatively acknowledged or SACKed by this ACK).
-        let segments_acked = match self.cfg.profile {
-            Profile::Ns3 => res.cum_segments,
-            Profile::Linux => delivered.div_ceil(self.mss) as u32,
-        };
         let ev = AckEvent {
-            segments_acked,
+            segments_acked: self.rules.segments_acked(&facts),
             bytes_acked: res.cum_acked,
-            rtt: rtt_sample,
+            rtt: self.rules.cc_rtt(rtt_sample, self.rtt.srtt()),
         };
-        // Linux calls the algorithm's ACK hook here (pkts_acked before the state machine); ns-3
-        // from ProcessAck, after DupAck / DoRecovery have set cwnd (`on_ack` below), and for
-        // every ACK that does not advance snd_una while data is outstanding.
-        let pkts_acked = match self.cfg.profile {
-            Profile::Linux => res.delivered > 0 || advanced,
-            Profile::Ns3 => advanced || self.sb.outstanding() > 0,
-        };
-        if pkts_acked && self.cfg.profile == Profile::Linux {
+        let pkts_acked = self.rules.pkts_acked(&facts);
+        if pkts_acked && self.rules.hook_before_loss_detection() {
             self.cca.on_ack(&mut self.cc, &ev);
         }
         AckInfo {
@@ -674,6 +547,59 @@ impl TcpSender {
             echo: pkt.sent_at,
             orig_min_end: res.orig_min_end,
         }
+    }
+
+    /// The scoreboard takes the ACK's cumulative part and SACK blocks; each newly delivered
+    /// segment goes to the rate sampler. ns-3 hands its sampler the newly SACKed packets first
+    /// (`ReadOptions`), then the cumulatively acknowledged ones (`DiscardUpTo`); the scoreboard
+    /// walks the cumulative part first. The order matters to ns-3's sampler, whose ack-elapsed
+    /// time chains from one delivered packet to the next.
+    fn apply_to_scoreboard(&mut self, pkt: &Packet, now: Time) -> AckOutcome {
+        let (blocks, nblocks) = pkt.sack_blocks();
+        let blocks = if self.cfg.sack { &blocks[..nblocks] } else { &[] };
+        let echo = self.cfg.timestamps.then_some(pkt.sent_at);
+        self.sb.rack_clock(now, self.linux_min_rtt(), echo);
+        let rate = &mut self.rate;
+        let ack_no = pkt.ack();
+        let later = &mut self.ns3_cum_delivered;
+        let res = self.sb.on_ack(ack_no, blocks, |s| {
+            if rate.follows_ns3() && s.end() <= ack_no {
+                later.push(*s);
+            } else {
+                rate.on_delivered(s, now);
+            }
+        });
+        for s in self.ns3_cum_delivered.drain(..) {
+            self.rate.on_delivered(&s, now);
+        }
+        res
+    }
+
+    /// Count a duplicate ACK; returns the ACK's DeliveredData. Without SACK a duplicate ACK
+    /// delivered one segment (RFC 6937), which the cumulative ACK that follows does not count
+    /// again (Linux `tcp_remove_reno_sacks`: max(acked - sacked_out, 1)).
+    fn count_duplicates(&mut self, res: &AckOutcome, is_dup: bool, advanced: bool) -> u64 {
+        let mut delivered = res.delivered;
+        if is_dup {
+            if self.cc.state != CaState::Recovery && self.cc.state != CaState::Loss {
+                self.dupacks += 1;
+            }
+            if !self.cfg.sack {
+                let room = self.sb.outstanding().saturating_sub(self.mss + self.dup_bytes);
+                let d = self.mss.min(room);
+                self.dup_bytes += d;
+                delivered += d;
+            }
+        } else if advanced {
+            self.dupacks = 0;
+        }
+        if advanced {
+            if !self.cfg.sack {
+                delivered = res.delivered.saturating_sub(self.dup_bytes).max(self.mss.min(res.delivered));
+            }
+            self.dup_bytes = self.dup_bytes.saturating_sub(res.cum_acked);
+        }
+        delivered
     }
 
     /// A timer wake-up for this sender.
@@ -721,21 +647,6 @@ impl TcpSender {
     /// All written data has been acknowledged.
     pub fn done(&self) -> bool {
         self.app.finished() && self.sb.snd_una >= self.app.written
-    }
-}
-
-/// A time on the TCP timestamp clock both references use: whole milliseconds (ns-3
-/// `TcpOptionTS::NowToTsValue`, Linux `tcp_time_stamp_ms`).
-fn ts_ms(t: Time) -> u64 {
-    t.0 / 1_000_000
-}
-
-/// ns-3's RTT from an echoed timestamp (`TcpOptionTS::ElapsedTimeFromTsValue`): now - TSecr in
-/// whole milliseconds, and `EstimateRtt` takes 0 as 1 us.
-fn ns3_ts_rtt(now: Time, echoed: Time) -> Dur {
-    match ts_ms(now).saturating_sub(ts_ms(echoed)) {
-        0 => Dur::from_micros(1),
-        m => Dur::from_millis(m),
     }
 }
 

@@ -91,7 +91,7 @@ impl TcpSender {
                     // buffer has room; a full buffer is not the application's doing): mark
                     // the bubble and wait for the next write. ns-3 marks it at the write
                     // instead (`ns3_check_app_limited`).
-                    if self.cfg.profile == Profile::Linux {
+                    if self.rules.app_limited_when_idle() {
                         self.rate.on_app_limited(pipe);
                     }
                     self.cc.app_limited = true;
@@ -139,10 +139,8 @@ impl TcpSender {
     /// one MSS from the lost byte ([`Self::retransmit`]).
     fn retransmission_blocked(&self, id: u64, pipe: u64) -> bool {
         let window = self.cc.cwnd.saturating_sub(pipe);
-        match self.cfg.profile {
-            Profile::Linux => self.sb.get(id).len as u64 > window,
-            Profile::Ns3 => window == 0 || (window < self.mss && self.app.written - self.sb.get(id).seq > window),
-        }
+        let s = self.sb.get(id);
+        self.rules.retransmission_blocked(window, s.len as u64, s.seq, self.app.written, self.mss)
     }
 
     /// ns-3 3.37 `SendPendingData`, each round of its loop while `AvailableWindow()` (min(cwnd,
@@ -297,10 +295,7 @@ impl TcpSender {
     /// (`SendDataPacket`): `BytesInFlight() == 0`, so the retransmission after a timeout starts
     /// one (its delivery-rate sample then spans that retransmission, not the timeout).
     fn starts_transmission(&self) -> bool {
-        match self.cfg.profile {
-            Profile::Ns3 => self.pipe() == 0,
-            Profile::Linux => self.sb.outstanding() == 0,
-        }
+        self.rules.starts_transmission(self.pipe(), self.sb.outstanding())
     }
 
     /// Send `len` new bytes; `forced`: a transmission that does not ask cwnd (ns-3's
@@ -337,11 +332,10 @@ impl TcpSender {
     /// Retransmit segment `id`; `forced`: RFC 6675 (4.3), sent whatever cwnd says.
     pub(super) fn retransmit(&mut self, id: u64, forced: bool, ctx: &mut Ctx) {
         let now = ctx.now;
-        if self.cfg.profile == Profile::Ns3 {
-            // ns-3 `SendDataPacket` -> `TcpTxBuffer::CopyFromSequence`: up to one MSS
-            // (SendPendingData's min(window, MSS) is a full MSS once the window check passed;
-            // DoRetransmit asks NextSeg's one MSS), no further than what was sent; the
-            // transmit buffer re-cuts its items to that size (`Scoreboard::resegment`)
+        if self.rules.recuts_retransmissions() {
+            // ns-3: up to one MSS (SendPendingData's min(window, MSS) is a full MSS once the
+            // window check passed; DoRetransmit asks NextSeg's one MSS), no further than what
+            // was sent (`Scoreboard::resegment`)
             let want = self.mss.min(self.sb.snd_nxt - self.sb.get(id).seq) as u32;
             self.sb.resegment(id, want);
         }
@@ -363,34 +357,13 @@ impl TcpSender {
         let mut pkt = Packet::data(self.flow, self.node, self.peer, seq, len, ctx.now, retx);
         pkt.opt = self.opt_bytes;
         pkt.ts_ms = self.ts_recent_ms;
-        // ns-3 paces only once the initial window has gone out (`IsPacingEnabled`: highTxMark
-        // above the initial window; `PaceInitialWindow` is off by default); Linux from the start
-        let paced = self.cfg.profile == Profile::Linux || self.sb.snd_nxt >= self.cc.initial_cwnd;
+        // Pacing rates are payload rates (delivery-rate samples count payload bytes), so a
+        // segment takes its payload's time; when pacing starts and how the clock advances are
+        // the rules'.
+        let paced = self.rules.paces(self.sb.snd_nxt, self.cc.initial_cwnd);
         if let Some(rate) = self.pacing_rate().filter(|_| paced) {
-            // Pacing rates are payload rates (delivery-rate samples count payload bytes), so a
-            // segment takes its payload's time: ns-3 SendPendingData schedules
-            // CalculateBytesTxTime(payload), to the nearest ns; Linux converts BBR's packet rate
-            // to bytes per MSS and rounds down (tcp_update_skb_after_send).
-            let gap = match self.cfg.profile {
-                Profile::Ns3 => rate.tx_time_nearest(len as u64),
-                Profile::Linux => rate.tx_time_floor(len as u64),
-            };
-            // Linux adds every packet's time to the departure clock (tcp_wstamp_ns =
-            // max(tcp_wstamp_ns, now) + len / rate); ns-3's `SendDataPacket` starts the pacing
-            // timer only if it has expired, so a retransmission that goes out while it runs
-            // (`DoRetransmit` in recovery) does not delay the next packet. That includes the
-            // instant the timer is due: its event runs after the ACK being processed
-            // (`Timer::IsExpired` is false for an event of this instant not yet run), then
-            // sends the next segment as usual.
-            self.next_send_time = match self.cfg.profile {
-                Profile::Ns3
-                    if ctx.now < self.next_send_time
-                        || (forced && ctx.now == self.next_send_time && self.pace_ran_at != ctx.now) =>
-                {
-                    self.next_send_time
-                }
-                _ => self.next_send_time.max(ctx.now) + gap,
-            };
+            let ran = self.pace_ran_at == ctx.now;
+            self.next_send_time = self.rules.next_departure(rate, len as u64, self.next_send_time, ctx.now, forced, ran);
         }
         self.last_tx = ctx.now;
         ctx.out.push(pkt);

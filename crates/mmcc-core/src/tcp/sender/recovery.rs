@@ -3,6 +3,7 @@
 //! per profile), PRR (RFC 6937), undo, the retransmission timer (RFC 6298) and its timeout.
 
 use super::*;
+use crate::tcp::rules::{ts_ms, FirstRetransmission, PartialAck, RecoveryExit, RecoveryFacts};
 
 impl TcpSender {
     /// RFC 6675 IsLost() marking, and lost retransmissions by send order when enabled.
@@ -89,13 +90,7 @@ impl TcpSender {
     /// duplicate ACKs start a new fast recovery only once the cumulative ACK has passed the
     /// point where the previous episode began.
     fn past_recover(&self) -> bool {
-        match self.recover {
-            None => true,
-            Some(r) => match self.cfg.profile {
-                Profile::Ns3 => self.sb.snd_una >= r,
-                Profile::Linux => self.sb.snd_una > r,
-            },
-        }
+        self.recover.is_none_or(|r| self.rules.past_recover(self.sb.snd_una, r))
     }
 
     /// RFC 6675 (A) / RFC 6582: the cumulative ACK covers the point where the current loss
@@ -105,110 +100,26 @@ impl TcpSender {
     }
 
     /// The congestion state machine (RFC 6675 section 5, RFC 6937, RFC 6582); returns whether
-    /// this ACK may grow cwnd.
+    /// this ACK may grow cwnd. Where ns-3 and Linux differ, `self.rules` decides.
     pub(super) fn run_state_machine(&mut self, ack: &AckInfo, newly_lost: u64, ctx: &mut Ctx) -> bool {
-        let controls = self.cca.controls_window();
         match self.cc.state {
-            CaState::Open | CaState::Disorder => {
-                // RFC 6675 section 5 (1)-(2). ns-3 3.37 `DupAck`: exactly the threshold-th
-                // duplicate ACK, or `IsLost(m_highRxAckMark + m_segmentSize)`, which asks the
-                // segment after the first unacknowledged one (one segment beyond RFC 6675's
-                // IsLost(HighACK + 1)); Linux: the head's lost mark (`tcp_time_to_recover`).
-                let (by_dupacks, by_sack) = match self.cfg.profile {
-                    Profile::Ns3 => (
-                        self.dupacks == self.cfg.dupthresh && self.past_recover(),
-                        self.cfg.sack && self.sb.lost_from(self.sb.snd_una + self.mss),
-                    ),
-                    // Linux 6.18 `tcp_time_to_recover`: RACK has marked a loss
-                    Profile::Linux if self.rack() => (false, self.sb.lost_bytes() > 0),
-                    Profile::Linux => (
-                        self.dupacks >= self.cfg.dupthresh && self.past_recover(),
-                        self.cfg.sack && self.sb.head_is_lost(),
-                    ),
-                };
-                if self.sb.outstanding() > 0 && (by_dupacks || by_sack) {
-                    self.enter_recovery(ack.prior_in_flight, ack.delivered, ctx);
-                    return false;
-                }
-                let st = match self.cfg.profile {
-                    // ns-3 ProcessAck: a duplicate ACK (with SACK: new SACK information) moves
-                    // Open to Disorder (`DupAck`); an ACK that advances snd_una without being
-                    // one moves Disorder back to Open, whatever is still SACKed above it.
-                    Profile::Ns3 if ack.is_dup => CaState::Disorder,
-                    Profile::Ns3 if ack.advanced => CaState::Open,
-                    Profile::Ns3 => self.cc.state,
-                    // Linux tcp_try_to_open: Disorder while SACKed or duplicate-ACKed data is
-                    // outstanding (tcp_left_out).
-                    Profile::Linux if self.dupacks > 0 || self.sb.sacked_bytes() > 0 => CaState::Disorder,
-                    Profile::Linux => CaState::Open,
-                };
-                self.set_state(st, ctx);
-                // ns-3 grows cwnd only once back in Open (TcpSocketBase::ProcessAck); Linux
-                // also in Disorder (tcp_may_raise_cwnd).
-                ack.advanced && (st == CaState::Open || self.cfg.profile == Profile::Linux)
-            }
+            CaState::Open | CaState::Disorder => self.open_or_disorder_ack(ack, ctx),
+            CaState::Recovery if self.episode_over() => self.exit_recovery(ack, ctx),
             CaState::Recovery => {
-                if self.episode_over() {
-                    // RFC 6675 / RFC 6937: recovery ends; cwnd = ssthresh (ns-3 ExitRecovery,
-                    // Linux tcp_end_cwnd_reduction), and the same ACK may grow it (both). ns-3
-                    // 3.37's ProcessAck does it for every algorithm, also one with CongControl
-                    // (BBR, whose ssthresh is the initial one or the BDP it set when draining),
-                    // after the algorithm has heard of the end (`CA_EVENT_COMPLETE_CWR`, where
-                    // ns-3's BBR restores its window, which this then overrides).
-                    let ns3 = self.cfg.profile == Profile::Ns3;
-                    if !controls && !ns3 {
-                        self.cc.cwnd = self.cc.ssthresh.max(self.mss);
-                    }
-                    self.dup_bytes = 0;
-                    self.dupacks = 0;
-                    // ns-3 goes to Open (ProcessAck: CA_RECOVERY -> CA_OPEN); Linux to Disorder
-                    // while data above is SACKed (tcp_try_to_open).
-                    let st = if !ns3 && self.sb.sacked_bytes() > 0 {
-                        CaState::Disorder
-                    } else {
-                        CaState::Open
-                    };
-                    self.set_state(st, ctx);
-                    if ns3 {
-                        self.cc.cwnd = self.cc.ssthresh.max(self.mss);
-                    }
-                    // Linux tcp_fastretrans_alert: the state it has just left is processed on
-                    // the same ACK ("E. Process state"), so segments already marked lost beyond
-                    // the old recovery point start the next recovery at once
-                    // (`tcp_time_to_recover`: lost_out), from cwnd = ssthresh, before any
-                    // growth or transmission. The algorithm sees Recovery -> Open/Disorder ->
-                    // Recovery, as Linux calls `set_state` for both (`tcp_try_undo_recovery`,
-                    // `tcp_enter_recovery`); Linux's BBR looks at the state once per ACK
-                    // instead (`prev_ca_state`), which mmcc's BBR does not yet. ns-3 waits for
-                    // the next duplicate ACK.
-                    if self.cfg.profile == Profile::Linux
-                        && self.sb.outstanding() > 0
-                        && self.sb.lost_bytes() > 0
-                    {
-                        self.enter_recovery(ack.prior_in_flight, ack.delivered, ctx);
-                        return false;
-                    }
-                    ack.advanced
-                } else {
-                    if !self.cfg.sack && ack.advanced {
-                        // RFC 6582: a partial ACK retransmits the next unacknowledged segment.
-                        self.sb.mark_head_lost(self.head_retransmission());
-                    }
-                    if self.cfg.profile == Profile::Ns3 {
-                        self.ns3_recovery_ack(ack, controls, ctx);
-                    } else if !controls {
-                        let ssrb =
-                            self.ssrb(ack.advanced && newly_lost == 0, ack.retransmitted_acked);
-                        self.cc.cwnd = self.prr.on_ack(
-                            ack.delivered,
-                            self.pipe(),
-                            self.cc.ssthresh,
-                            self.mss,
-                            ssrb,
-                        );
-                    }
-                    false
+                if !self.cfg.sack && ack.advanced {
+                    // RFC 6582: a partial ACK retransmits the next unacknowledged segment.
+                    self.sb.mark_head_lost(self.head_retransmission());
                 }
+                let controls = self.cca.controls_window();
+                match self.rules.partial_ack() {
+                    PartialAck::Ns3DoRecovery => self.ns3_recovery_ack(ack, controls, ctx),
+                    PartialAck::Prr if !controls => {
+                        let ssrb = self.ssrb(ack.advanced && newly_lost == 0, ack.retransmitted_acked);
+                        self.cc.cwnd = self.prr.on_ack(ack.delivered, self.pipe(), self.cc.ssthresh, self.mss, ssrb);
+                    }
+                    PartialAck::Prr => {}
+                }
+                false
             }
             CaState::Loss => {
                 if self.cfg.frto {
@@ -221,6 +132,52 @@ impl TcpSender {
                 ack.advanced
             }
         }
+    }
+
+    /// An ACK in Open or Disorder: fast recovery starts (RFC 6675 section 5 (1)-(2)), or the
+    /// state follows the ACK; returns whether cwnd may grow.
+    fn open_or_disorder_ack(&mut self, ack: &AckInfo, ctx: &mut Ctx) -> bool {
+        let facts = RecoveryFacts {
+            dupacks: self.dupacks,
+            dupthresh: self.cfg.dupthresh,
+            past_recover: self.past_recover(),
+            sack: self.cfg.sack,
+            rack: self.rack(),
+            mss: self.mss,
+        };
+        if self.sb.outstanding() > 0 && self.rules.starts_recovery(&self.sb, &facts) {
+            self.enter_recovery(ack.prior_in_flight, ack.delivered, ctx);
+            return false;
+        }
+        let st = self.rules.open_or_disorder(self.cc.state, ack.is_dup, ack.advanced, self.dupacks, self.sb.sacked_bytes());
+        self.set_state(st, ctx);
+        ack.advanced && self.rules.grows_in(st)
+    }
+
+    /// RFC 6675 / RFC 6937: the ACK ends fast recovery; cwnd = ssthresh (ns-3 `ExitRecovery`,
+    /// Linux `tcp_end_cwnd_reduction`) and the same ACK may grow it (both). The order, and
+    /// whether a loss already marked starts the next recovery at once, are the rules'
+    /// (`RecoveryExit`). The algorithm sees Recovery -> Open/Disorder -> Recovery then, as Linux
+    /// calls `set_state` for both (`tcp_try_undo_recovery`, `tcp_enter_recovery`); Linux's BBR
+    /// looks at the state once per ACK instead (`prev_ca_state`), which mmcc's BBR does not yet.
+    fn exit_recovery(&mut self, ack: &AckInfo, ctx: &mut Ctx) -> bool {
+        let order = self.rules.recovery_exit();
+        if order == RecoveryExit::WindowThenState && !self.cca.controls_window() {
+            self.cc.cwnd = self.cc.ssthresh.max(self.mss);
+        }
+        self.dup_bytes = 0;
+        self.dupacks = 0;
+        let st = self.rules.state_after_recovery(self.sb.sacked_bytes());
+        self.set_state(st, ctx);
+        match order {
+            RecoveryExit::StateThenWindow => self.cc.cwnd = self.cc.ssthresh.max(self.mss),
+            RecoveryExit::WindowThenState if self.sb.outstanding() > 0 && self.sb.lost_bytes() > 0 => {
+                self.enter_recovery(ack.prior_in_flight, ack.delivered, ctx);
+                return false;
+            }
+            RecoveryExit::WindowThenState => {}
+        }
+        ack.advanced
     }
 
     /// An ACK in the Loss state with spurious-timeout detection (Linux `tcp_process_loss`,
@@ -314,10 +271,7 @@ impl TcpSender {
         rs.acked_sacked = ack.delivered;
         rs.newly_lost = newly_lost;
         rs.prior_in_flight = ack.prior_in_flight;
-        rs.in_flight = match self.cfg.profile {
-            Profile::Ns3 => self.ns3_flight,
-            Profile::Linux => self.pipe(),
-        };
+        rs.in_flight = self.rules.sample_in_flight(self.ns3_flight, self.pipe());
         self.cca.on_rate_sample(&mut self.cc, &rs);
         if std::mem::take(&mut self.cc.request_app_limited) {
             // The algorithm asks that the samples of the current flight not count as
@@ -326,20 +280,11 @@ impl TcpSender {
         }
     }
 
-    /// RFC 6298 (5.2, 5.3): restart the timer on new data acknowledged; stop when all is. In
-    /// fast recovery ns-3 restarts it on the first partial ACK only (RFC 6582 section 4's
-    /// "Impatient" variant: `NewAck(ackNumber, m_isFirstPartialAck)`); Linux on every ACK that
-    /// advances snd_una (`tcp_rearm_rto`).
+    /// RFC 6298 (5.2, 5.3): restart the timer on new data acknowledged; stop when all is. The
+    /// stacks differ in recovery, in Disorder and with data waiting (`rules`).
     pub(super) fn rearm_rto(&mut self, advanced: bool, new_sack: bool, ctx: &mut Ctx) {
-        if !advanced
-            && new_sack
-            && self.cfg.profile == Profile::Linux
-            && self.cc.state == CaState::Recovery
-        {
-            // Linux in SACK recovery: RACK's reorder timeout stands in for the RTO and, when it
-            // fires, `tcp_rearm_rto` sets the RTO again from the head's latest transmission
-            // with the RTO of the moment (`tcp_rto_delta_us`), so a retransmission timeout
-            // counts from the head, not from the last cumulative ACK.
+        let recovery = self.cc.state == CaState::Recovery;
+        if !advanced && new_sack && recovery && self.rules.rto_from_head_in_sack_recovery() {
             if let Some(head) = self.sb.head() {
                 let at = head.sent_at + self.rtt.rto();
                 if at > ctx.now {
@@ -349,26 +294,21 @@ impl TcpSender {
             return;
         }
         if advanced
-            && self.cfg.profile == Profile::Ns3
-            && self.cc.state == CaState::Recovery
+            && recovery
+            && self.rules.rto_restarts_on_first_partial_ack_only()
             && !std::mem::take(&mut self.first_partial_ack)
         {
             return;
         }
-        if advanced && self.cfg.profile == Profile::Ns3 && self.cc.state == CaState::Disorder {
-            // ns-3 3.37 ProcessAck: an ACK that advances snd_una but leaves the socket in
-            // CA_DISORDER (it also brought new SACK information, so it counts as a duplicate)
-            // calls no NewAck: the timer and m_rto stay as they were.
+        if advanced && self.cc.state == CaState::Disorder && self.rules.disorder_ack_keeps_rto() {
             return;
         }
         if advanced {
-            if self.cfg.profile == Profile::Ns3 {
-                self.rtt.reset_backoff(); // NewAck: m_rto from the estimator
+            if self.rules.new_ack_resets_backoff() {
+                self.rtt.reset_backoff();
             }
-            // ns-3 3.37 `NewAck` restarts the timer on every new ACK and stops it only when the
-            // transmit buffer is empty (`m_txBuffer->Size() == 0`): with data waiting and
-            // nothing in flight it keeps running (see `on_rto`).
-            let waiting = self.cfg.profile == Profile::Ns3 && self.tx_buffer_holds_data();
+            // with data waiting and nothing in flight the timer may keep running (see `on_rto`)
+            let waiting = self.rules.rto_runs_while_data_waits() && self.tx_buffer_holds_data();
             if self.sb.outstanding() > 0 || waiting {
                 let at = ctx.now + self.rtt.rto();
                 Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
@@ -405,14 +345,7 @@ impl TcpSender {
 
     /// The profile's PRR-SSRB rule for this ACK (see `prr.rs`).
     fn ssrb(&self, una_advanced_no_new_loss: bool, retransmitted_data_acked: bool) -> Ssrb {
-        match self.cfg.profile {
-            Profile::Linux => Ssrb::Linux {
-                una_advanced_no_new_loss,
-            },
-            Profile::Ns3 => Ssrb::Ns3 {
-                retransmitted_data_acked,
-            },
-        }
+        self.rules.ssrb(una_advanced_no_new_loss, retransmitted_data_acked)
     }
 
     /// An ACK in fast recovery that does not end it, as ns-3 3.37's `TcpSocketBase` handles it:
@@ -446,10 +379,9 @@ impl TcpSender {
         }
     }
 
-    /// ns-3's `SendPendingData` asks NextSeg for rule 3 in SACK fast recovery only
-    /// (`enableRule3`); RFC 6675 makes it a SHOULD, Linux has no such rule.
+    /// NextSeg's rule 3 applies: in SACK fast recovery, where the rules use it.
     pub(super) fn ns3_rule3(&self) -> bool {
-        self.cfg.profile == Profile::Ns3 && self.cfg.sack && self.cc.state == CaState::Recovery
+        self.rules.next_seg_rule3() && self.cfg.sack && self.cc.state == CaState::Recovery
     }
 
     /// ns-3 `TcpSocketBase::DoRetransmit`, whatever cwnd allows: `NextSeg(isRecovery = false)`
@@ -478,12 +410,7 @@ impl TcpSender {
         ctx.rec
             .event(ctx.now, "fast_retransmit", self.sb.snd_una as f64);
         let prior_cwnd = self.cc.cwnd;
-        // ns-3: the pipe after this ACK (EnterRecovery's BytesInFlight); Linux reads cwnd.
-        let flight = if self.cfg.profile == Profile::Ns3 {
-            self.pipe()
-        } else {
-            prior_in_flight
-        };
+        let flight = self.rules.recovery_flight(self.pipe(), prior_in_flight);
         self.cc.bytes_in_flight = flight;
         self.recover = Some(self.sb.snd_nxt);
         self.dupacks = 0;
@@ -509,11 +436,7 @@ impl TcpSender {
         let controls = self.cca.controls_window();
         self.cc.ssthresh = self.cca.ssthresh(&self.cc);
         self.cca.on_congestion_event(&mut self.cc, &ev);
-        // RecoverFS: outstanding data (RFC 6937, ns-3) or the cwnd before (Linux prior_cwnd)
-        self.prr.start(match self.cfg.profile {
-            Profile::Ns3 => self.sb.outstanding(),
-            Profile::Linux => prior_cwnd,
-        });
+        self.prr.start(self.rules.recover_fs(self.sb.outstanding(), prior_cwnd));
         if !self.rack() {
             // RFC 6675 (4.2): the head is lost; with RACK the check that started the recovery
             // has marked what is lost (Linux 6.18 marks nothing more)
@@ -528,32 +451,23 @@ impl TcpSender {
                 self.prr
                     .on_ack(delivered, self.pipe(), self.cc.ssthresh, self.mss, ssrb);
         }
-        // RFC 6675 (4.3): the first retransmission goes out whatever the window says. ns-3's
-        // EnterRecovery calls DoRetransmit: NextSeg's rule 2 sends new data when nothing lost is
-        // left to retransmit (the head already lost and retransmitted before), else the head
-        // goes again; either way outside the window and the pacing timer.
-        if self.cfg.profile == Profile::Ns3 {
-            self.ns3_do_retransmit(ctx);
-        } else if let Some(id) = self.sb.next_lost() {
-            self.retransmit(id, true, ctx);
+        // RFC 6675 (4.3): the first retransmission goes out whatever the window (and the
+        // pacing timer) says
+        match self.rules.first_retransmission() {
+            FirstRetransmission::Ns3DoRetransmit => self.ns3_do_retransmit(ctx),
+            FirstRetransmission::FirstLost => {
+                if let Some(id) = self.sb.next_lost() {
+                    self.retransmit(id, true, ctx);
+                }
+            }
         }
     }
 
-    /// Whether this timeout lowers ssthresh. ns-3 3.37 (`ReTxTimeout`) means to spare a sender
-    /// already in Loss with the head retransmitted, but asks `IsHeadRetransmitted()` after
-    /// `SetSentListLost()` has cleared every retransmitted mark, so every timeout lowers it
-    /// (found against ns-3: D-TCP's second timeout in a row set ssthresh to 14,700 bytes
-    /// there). Linux (`tcp_enter_loss`): at a new episode only (state below Recovery, or the
-    /// previous episode over, or no retransmission yet).
+    /// Whether this timeout lowers ssthresh (the rules: ns-3 `ReTxTimeout`, Linux
+    /// `tcp_enter_loss`).
     fn rto_lowers_ssthresh(&self) -> bool {
-        match self.cfg.profile {
-            Profile::Ns3 => true,
-            Profile::Linux => {
-                self.cc.state < CaState::Recovery
-                    || self.recover.is_none_or(|r| self.sb.snd_una >= r)
-                    || (self.cc.state == CaState::Loss && self.rtt.backoff_count() == 0)
-            }
-        }
+        let previous_over = self.recover.is_none_or(|r| self.sb.snd_una >= r);
+        self.rules.rto_lowers_ssthresh(self.cc.state, previous_over, self.rtt.backoff_count())
     }
 
     pub(super) fn on_rto(&mut self, ctx: &mut Ctx) {
@@ -575,7 +489,7 @@ impl TcpSender {
             // whose data waits with nothing in flight (e.g. paced at a rate that collapsed)
             // times out like any other -- CA_LOSS, ssthresh from a flight of 0, cwnd one
             // segment -- and sends its next new segment at once. Linux stops the timer instead.
-            if self.cfg.profile != Profile::Ns3 || !self.tx_buffer_holds_data() {
+            if !self.rules.rto_runs_while_data_waits() || !self.tx_buffer_holds_data() {
                 return;
             }
         }

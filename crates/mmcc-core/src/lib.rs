@@ -17,4 +17,9 @@ pub mod text;
 pub mod time;
 
 pub use sim::{run, RunOutput, SimConfig, Simulation};
+
+/// docs/adding-a-cca.md's example algorithm, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/adding-a-cca.md")]
+pub struct AddingACcaExample;
 pub use time::{Bandwidth, Dur, Time};

@@ -105,7 +105,8 @@ fn write_stats(path: &str, fwd: &Path, rev: &Path, late: &[Lateness; 2]) -> Resu
         .map_err(|e| format!("cannot write {path}: {e}"))
 }
 
-/// Run the emulator of the configuration file at `config_path` until it is told to stop.
+/// Run the emulator of the configuration file at `config_path` until it is told to stop. (Over 80
+/// lines: the real-time loop and the descriptors it owns from set-up to teardown, in one piece.)
 pub fn run(cfg_path: &str) -> Result<(), String> {
     let text = std::fs::read_to_string(cfg_path).map_err(|e| format!("cannot read {cfg_path}: {e}"))?;
     let cfg: Config = serde_json::from_str(&text).map_err(|e| format!("{cfg_path}: {e}"))?;

@@ -167,7 +167,8 @@ impl DlCqi {
 }
 
 impl RadioLink {
-    pub fn new(cfg: &RadioConfig, gnb: NodeId, ue: NodeId, seed: u64, name: &str) -> RadioLink {
+    /// The downlink's and the uplink's link budgets.
+    fn budgets(cfg: &RadioConfig) -> (Budget, Budget) {
         // G_bf = 10 log10(N_gNB) + 10 log10(N_UE) (ideal alignment), unless given
         let bf = cfg.bf_gain_db.unwrap_or(
             10.0 * (cfg.gnb_antennas.max(1) as f64).log10()
@@ -190,6 +191,11 @@ impl RadioLink {
             noise_dbm: channel::noise_dbm(cfg.bandwidth_hz, cfg.gnb_noise_figure_db),
             ..dl
         };
+        (dl, ul)
+    }
+
+    pub fn new(cfg: &RadioConfig, gnb: NodeId, ue: NodeId, seed: u64, name: &str) -> RadioLink {
+        let (dl, ul) = Self::budgets(cfg);
         let sched = Dur(cfg.slot.0 * cfg.ul_scheduling_slots as u64);
         let trace_mode = !cfg.trace_dl.is_empty();
         // with grants a packet waits for its grant, not for a fixed delay

@@ -12,6 +12,7 @@ use crate::net::packet::HEADER_BYTES;
 use crate::net::{DirectionConfig, NodeId, QueueConfig, Routes};
 use crate::radio::{ObstacleKind, PathLossModel, RadioConfig};
 use crate::tcp::app::AppConfig;
+use crate::tcp::TcpSettings;
 use crate::text::number;
 use crate::time::Dur;
 use std::fmt::Display;
@@ -221,8 +222,30 @@ impl SimConfig {
         if let AppConfig::Bulk { write_size: Some(w), .. } = f.app {
             within(&format!("{key}.app.write_size"), w, 1, 1 << 30, "B")?;
         }
-        let t = f.tcp.resolve();
-        let tk = format!("{key}.tcp");
+        Self::flow_tcp(&format!("{key}.tcp"), &f.tcp.resolve(), smallest_mtu)?;
+        if let Some(feed) = &f.sinr_feed {
+            if feed.radio >= self.radios.len() {
+                return Err(format!(
+                    "{key}.sinr_feed.radio: radio {} does not exist ({} radios)",
+                    feed.radio,
+                    self.radios.len()
+                ));
+            }
+        }
+        if let Some(d) = f.receiver_feed {
+            within_dur(
+                &format!("{key}.receiver_feed"),
+                d,
+                Dur::from_millis(1),
+                Dur::from_secs(60),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// A flow's TCP settings (`tk`: their key): sizes, counts, buffers of at least a segment,
+    /// timers that cannot re-fire at the same instant.
+    fn flow_tcp(tk: &str, t: &TcpSettings, smallest_mtu: u32) -> Check {
         within(&format!("{tk}.segment_size"), t.mss, 1, 65_000, "B")?;
         // IPv4 + TCP headers and the padded options of a data segment, as `Packet::wire_bytes`
         let hdr = HEADER_BYTES + t.option_bytes().div_ceil(4) * 4;
@@ -268,23 +291,6 @@ impl SimConfig {
                 show(t.max_rto),
                 show(t.min_rto)
             ));
-        }
-        if let Some(feed) = &f.sinr_feed {
-            if feed.radio >= self.radios.len() {
-                return Err(format!(
-                    "{key}.sinr_feed.radio: radio {} does not exist ({} radios)",
-                    feed.radio,
-                    self.radios.len()
-                ));
-            }
-        }
-        if let Some(d) = f.receiver_feed {
-            within_dur(
-                &format!("{key}.receiver_feed"),
-                d,
-                Dur::from_millis(1),
-                Dur::from_secs(60),
-            )?;
         }
         Ok(())
     }

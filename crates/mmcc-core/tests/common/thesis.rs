@@ -45,7 +45,8 @@ pub fn mobility() -> Vec<VelocityChange> {
     .collect()
 }
 
-/// edge: 10 ms one-way server link; remote: 40 ms. `rlc` bytes; `per` per byte.
+/// edge: 10 ms one-way server link; remote: 40 ms. `rlc` bytes; `per` per byte. (Over 80 lines:
+/// one configuration literal, kept whole so it reads against the preset.)
 pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConfig {
     let radio = RadioConfig {
         ue_position: [52.0, -0.2, 1.5],

@@ -35,7 +35,15 @@ impl Scoreboard {
         out.checked = true;
         let (rack_tx, deadline) = (rack.tx, rack.rtt + reo_wnd);
         let mut wait = Dur::ZERO;
-        // originals
+        self.rack_originals(now, rack_tx, deadline, &mut out, &mut wait);
+        self.rack_retransmissions(now, rack_tx, deadline, &mut out, &mut wait);
+        out.wait = (wait > Dur::ZERO).then_some(wait);
+        out
+    }
+
+    /// RACK over the segments never retransmitted, from the loss hint up to the first sent
+    /// after the most recently sent delivered copy (`rack_tx`).
+    fn rack_originals(&mut self, now: Time, rack_tx: u64, deadline: Dur, out: &mut RackOutcome, wait: &mut Dur) {
         let end = self.base_id + self.segs.len() as u64;
         let mut id = self.lost_hint.max(self.base_id);
         let mut resolved = true; // every segment below `id` is SACKed, lost or retransmitted
@@ -75,11 +83,15 @@ impl Scoreboard {
                 }
             } else {
                 resolved = false;
-                wait = wait.max(deadline - elapsed);
+                *wait = (*wait).max(deadline - elapsed);
             }
             id += 1;
         }
-        // retransmissions, oldest first; entries of copies since delivered or resent go
+    }
+
+    /// RACK over the retransmissions in flight, oldest first; entries of copies since delivered
+    /// or resent go.
+    fn rack_retransmissions(&mut self, now: Time, rack_tx: u64, deadline: Dur, out: &mut RackOutcome, wait: &mut Dur) {
         let mut k = 0;
         while k < self.rtx_order.len() {
             let (tx, id) = self.rtx_order[k];
@@ -111,12 +123,10 @@ impl Scoreboard {
                 self.rtx.push(id);
                 self.rtx_order.remove(k);
             } else {
-                wait = wait.max(deadline - elapsed);
+                *wait = (*wait).max(deadline - elapsed);
                 k += 1;
             }
         }
-        out.wait = (wait > Dur::ZERO).then_some(wait);
-        out
     }
 
     /// Lost-retransmission detection by send order (the principle of RACK, RFC 8985, with a

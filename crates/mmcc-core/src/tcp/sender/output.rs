@@ -80,25 +80,7 @@ impl TcpSender {
                     self.retransmit(id, false, ctx);
                     continue;
                 }
-                if pipe + self.mss <= self.cc.cwnd
-                    && self.buffer_space() == 0
-                    && self.app.wants_more()
-                {
-                    self.stops.sndbuf += 1; // the buffer is full of unacknowledged data
-                }
-                if pipe + self.mss <= self.cc.cwnd && self.buffer_space() > 0 {
-                    // Application-limited (the application has no data although the send
-                    // buffer has room; a full buffer is not the application's doing): mark
-                    // the bubble and wait for the next write. ns-3 marks it at the write
-                    // instead (`ns3_check_app_limited`).
-                    if self.rules.app_limited_when_idle() {
-                        self.rate.on_app_limited(pipe);
-                    }
-                    self.cc.app_limited = true;
-                    if let Some(t) = self.app.next_write_time().filter(|_| !self.app_stopped) {
-                        Self::arm(&mut self.app_timer, TimerKind::App, t.max(ctx.now), ctx);
-                    }
-                }
+                self.nothing_new_to_send(pipe, ctx);
                 return false;
             }
             let len = avail.min(self.mss);
@@ -106,13 +88,7 @@ impl TcpSender {
                 return true;
             }
             if self.sb.outstanding() + len > self.rwnd {
-                self.stops.rwnd += 1;
-                if self.sb.outstanding() == 0 && !self.rto_timer.is_armed() {
-                    // Nothing in flight to bring a window update: probe the window after an
-                    // RTO (Linux tcp_check_probe_timer; RFC 9293 3.8.6.1)
-                    let at = ctx.now + self.rtt.rto();
-                    Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
-                }
+                self.receive_window_stop(ctx);
                 return false;
             }
             if self.cfg.tso_defer && pacing.is_none() {
@@ -129,6 +105,40 @@ impl TcpSender {
             self.cc.app_limited = false;
             self.tx_start_event();
             self.send_new(len as u32, false, ctx);
+        }
+    }
+
+    /// All written data is out and cwnd has room: the send buffer is full of unacknowledged
+    /// data (a stop counted), or the flight is application-limited (the application has no data
+    /// although the buffer has room; a full buffer is not the application's doing): mark the
+    /// bubble where the rules do and wait for the next write.
+    fn nothing_new_to_send(&mut self, pipe: u64, ctx: &mut Ctx) {
+        if pipe + self.mss > self.cc.cwnd {
+            return;
+        }
+        if self.buffer_space() == 0 {
+            if self.app.wants_more() {
+                self.stops.sndbuf += 1;
+            }
+            return;
+        }
+        if self.rules.app_limited_when_idle() {
+            self.rate.on_app_limited(pipe);
+        }
+        self.cc.app_limited = true;
+        if let Some(t) = self.app.next_write_time().filter(|_| !self.app_stopped) {
+            Self::arm(&mut self.app_timer, TimerKind::App, t.max(ctx.now), ctx);
+        }
+    }
+
+    /// The peer's receive window stops new data. With nothing in flight to bring a window
+    /// update, the window is probed after an RTO (Linux `tcp_check_probe_timer`; RFC 9293
+    /// 3.8.6.1).
+    fn receive_window_stop(&mut self, ctx: &mut Ctx) {
+        self.stops.rwnd += 1;
+        if self.sb.outstanding() == 0 && !self.rto_timer.is_armed() {
+            let at = ctx.now + self.rtt.rto();
+            Self::arm(&mut self.rto_timer, TimerKind::Rto, at, ctx);
         }
     }
 

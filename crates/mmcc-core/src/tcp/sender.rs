@@ -161,6 +161,7 @@ impl TcpSender {
         if let Some(s) = cfg.initial_ssthresh {
             cc.ssthresh = s;
         }
+        let rules = Rules::for_settings(cfg);
         TcpSender {
             flow,
             node,
@@ -168,11 +169,11 @@ impl TcpSender {
             cfg: cfg.clone(),
             mss,
             opt_bytes: cfg.option_bytes() as u8,
-            rules: Rules::for_settings(cfg),
+            rules,
             cca,
             cc,
             sb: {
-                let mut sb = Scoreboard::with_sacked_retransmissions(Rules::for_settings(cfg).sacked_retransmission());
+                let mut sb = Scoreboard::with_sacked_retransmissions(rules.sacked_retransmission());
                 if cfg.rack && cfg.sack {
                     sb = sb.with_rack();
                 }

@@ -12,6 +12,7 @@ pub mod radio;
 pub mod record;
 pub mod rng;
 pub mod sim;
+pub mod stack;
 pub mod tcp;
 pub mod text;
 pub mod time;

@@ -17,7 +17,6 @@
 //! written in segments as the publications write them.
 
 pub mod bbr;
-pub mod bbr_ns3;
 pub mod bic;
 pub mod cubic;
 pub mod dtcp;
@@ -40,7 +39,7 @@ pub mod yeah;
 pub mod rate;
 
 use crate::rng::Rng;
-pub use crate::tcp::profile::Profile;
+pub use crate::stack::Profile;
 use crate::time::{Bandwidth, Dur, Time};
 pub use rate::RateSample;
 use std::collections::BTreeMap;

@@ -35,25 +35,7 @@ use super::rtt::RtoEstimator;
 use crate::time::Dur;
 use serde::{Deserialize, Serialize};
 
-/// The reference stack a flow follows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Profile {
-    /// ns-3 3.35-3.37 `TcpSocketBase` and its `TcpCongestionOps` classes.
-    Ns3,
-    /// Linux 6.x `net/ipv4/tcp_*.c`.
-    #[default]
-    Linux,
-}
-
-impl Profile {
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::Ns3 => "ns3",
-            Profile::Linux => "linux",
-        }
-    }
-}
+pub use crate::stack::Profile;
 
 /// The values a profile gives the keys a scenario leaves unset.
 #[derive(Clone, Copy, Debug)]

@@ -1,6 +1,6 @@
 //! BBR v1 as ns-3 3.37's `TcpBbr` runs it: the `bbr` algorithm of the `ns3` profile.
 //!
-//! The model is the one of [`super::bbr`] (Cardwell et al., ACM Queue 14(5) 2016; draft-
+//! The model is the one of [`super::linux`] (Cardwell et al., ACM Queue 14(5) 2016; draft-
 //! cardwell-iccrg-bbr-congestion-control-00); this file follows ns-3's class where it differs
 //! from Linux `tcp_bbr.c`, because a run that should reproduce ns-3 must make ns-3's decisions
 //! (validated against ns-3's own `TcpBbr` log and cwnd trace, docs/validation.md):
@@ -38,9 +38,8 @@
 //!   (`CwndEvent(CA_EVENT_TX_START)`): ProbeBW paces that packet at gain 1 and ProbeRTT is not
 //!   entered on the next ACK.
 
-use super::bbr::Mode;
-use super::{CaState, CcState, CongestionControl, CongestionEvent, CongestionKind};
-use super::{AckEvent, RateSample};
+use super::Mode;
+use crate::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionEvent, CongestionKind, RateSample};
 use crate::rng::Mrg32k3a;
 use crate::time::{Bandwidth, Dur, Time};
 
@@ -537,7 +536,7 @@ pub(super) fn build(probe_rtt_app_limited: bool) -> Box<dyn CongestionControl> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::state;
+    use crate::cca::testing::state;
     use super::*;
 
     /// ns-3's `WindowedFilter` (max): a better sample resets it; a lower one becomes the

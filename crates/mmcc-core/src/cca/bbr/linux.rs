@@ -23,40 +23,13 @@
 //!   `bbr_reset_probe_bw_mode` any phase but the probing one (index 7 - U{0..6}: 1..7).
 //!
 //! This is the `linux` profile's BBR. The `ns3` profile runs ns-3 3.37's `TcpBbr` instead
-//! ([`super::bbr_ns3`]), whose filter, rate samples, recovery and ProbeRTT differ.
+//! ([`super::ns3`]), whose filter, rate samples, recovery and ProbeRTT differ.
 
-use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, ParamSpec, Params, Profile};
-use super::RateSample;
+use super::Mode;
+use crate::cca::{AckEvent, CaState, CcState, CongestionControl, RateSample};
 use crate::time::{Bandwidth, Dur, Time};
 use std::collections::VecDeque;
 
-pub static INFO: AlgorithmInfo = AlgorithmInfo {
-    name: "bbr",
-    aliases: &["bbrv1", "bbr1", "tcp-bbr"],
-    source: "Cardwell et al., ACM Queue 14(5) 2016; draft-cardwell-iccrg-bbr-congestion-control-00 (Linux tcp_bbr.c)",
-    params: &[ParamSpec {
-        name: "probe_rtt_app_limited",
-        default: 1.0,
-        min: 0.0,
-        max: 1.0,
-        help: "1: ProbeRTT marks its flight application-limited (Linux; the default of the linux profile); \
-               0: it does not, as ns-3 3.37's TcpBbr behaves (it sets its own m_appLimited, which the rate \
-               sampler never reads; the default of the ns3 profile), so short-RTT ProbeRTTs can collapse \
-               the bandwidth estimate",
-    }],
-    // The ns3 profile runs ns-3's TcpBbr (bbr_ns3.rs), the linux profile Linux's tcp_bbr.c.
-    build: |p: &Params| {
-        let marked = p.given("probe_rtt_app_limited").map(|v| v != 0.0);
-        match p.profile {
-            Profile::Ns3 => super::bbr_ns3::build(marked.unwrap_or(false)),
-            Profile::Linux => {
-                let mut b = Bbr::new();
-                b.probe_rtt_app_limited = marked.unwrap_or(true);
-                Box::new(b)
-            }
-        }
-    },
-};
 
 /// 2 / ln 2: the smallest gain that doubles the delivery rate each round (draft 4.3.2).
 pub const HIGH_GAIN: f64 = 2.885;
@@ -69,13 +42,6 @@ const FULL_BW_GROWTH: f64 = 1.25;
 const FULL_BW_ROUNDS: u32 = 3;
 const PACING_MARGIN: f64 = 0.99;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Startup,
-    Drain,
-    ProbeBw,
-    ProbeRtt,
-}
 
 /// Windowed maximum over the last `window` rounds (monotonic deque: exact).
 #[derive(Default)]
@@ -122,7 +88,7 @@ pub struct Bbr {
     restore_cwnd: bool,
     /// Mark the ProbeRTT flight application-limited (Linux `bbr_update_min_rtt`); off
     /// reproduces ns-3 3.37's TcpBbr (the `probe_rtt_app_limited` parameter).
-    probe_rtt_app_limited: bool,
+    pub(super) probe_rtt_app_limited: bool,
 }
 
 impl Default for Bbr {
@@ -431,7 +397,7 @@ impl CongestionControl for Bbr {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::state;
+    use crate::cca::testing::state;
     use super::*;
 
     /// The ProbeBW start phase is drawn from the flow's stream: any of 1..7 (never the

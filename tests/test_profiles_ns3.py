@@ -142,7 +142,7 @@ def test_ns3_profile_reproduces_ns3s_own_cwnd_trace(name, tmp_path):
     epoch throughput; TcpScalable's whole segments; Vegas's slow-start cycle end; the device
     queue's flow control, which drops the second flow's SYN (D-TCP, two flows: ns-3's second
     connection opens only at 14.2 s, so the first flow runs alone until then); ns-3's TcpBbr
-    (`cca/bbr_ns3.rs` with ns-3's rate sampler, its ProbeBW phase drawn from ns-3's own
+    (`cca/bbr/ns3.rs` with ns-3's rate sampler, its ProbeBW phase drawn from ns-3's own
     generator, its 32-bit recovery arithmetic and its idle restarts): seed 1 collapses after
     its first ProbeRTT, seed 3 does not, and the lossy seed 2 goes through ~140 recoveries,
     two timeouts and a collapse; NexGen D-TCP's port with loss: ns-3's Disorder -> Open on an

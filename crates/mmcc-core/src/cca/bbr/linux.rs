@@ -25,7 +25,7 @@
 //! This is the `linux` profile's BBR. The `ns3` profile runs ns-3 3.37's `TcpBbr` instead
 //! ([`super::ns3`]), whose filter, rate samples, recovery and ProbeRTT differ.
 
-use super::Mode;
+use super::{Deadline, Mode, ProbeRttTimer};
 use crate::cca::{AckEvent, CaState, CcState, CongestionControl, RateSample};
 use crate::time::{Bandwidth, Dur, Time};
 use std::collections::VecDeque;
@@ -36,7 +36,6 @@ pub const HIGH_GAIN: f64 = 2.885;
 const CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
 const BTLBW_ROUNDS: u64 = 10;
 const RTPROP_WINDOW: Dur = Dur::from_secs(10);
-const PROBE_RTT_TIME: Dur = Dur::from_millis(200);
 const MIN_CWND_SEGMENTS: u64 = 4;
 const FULL_BW_GROWTH: f64 = 1.25;
 const FULL_BW_ROUNDS: u32 = 3;
@@ -79,8 +78,7 @@ pub struct Bbr {
     filled_pipe: bool,
     cycle_index: usize,
     cycle_stamp: Time,
-    probe_rtt_done: Option<Time>,
-    probe_rtt_round_done: bool,
+    probe_rtt: ProbeRttTimer,
     prior_cwnd: u64,
     last_cwnd: u64,
     packet_conservation: bool,
@@ -114,8 +112,7 @@ impl Bbr {
             filled_pipe: false,
             cycle_index: 2,
             cycle_stamp: Time::ZERO,
-            probe_rtt_done: None,
-            probe_rtt_round_done: false,
+            probe_rtt: ProbeRttTimer::default(),
             prior_cwnd: 0,
             last_cwnd: 0,
             packet_conservation: false,
@@ -236,36 +233,25 @@ impl Bbr {
             self.mode = Mode::ProbeRtt;
             self.pacing_gain = 1.0;
             self.cwnd_gain = 1.0;
-            self.probe_rtt_done = None;
+            self.probe_rtt.reset();
         }
         if self.mode == Mode::ProbeRtt {
             // Ignore low rate samples during this mode (Linux: tp->app_limited = ...; ns-3
             // 3.37 writes TcpBbr::m_appLimited, which its rate sampler never reads).
             cc.request_app_limited = self.probe_rtt_app_limited;
-            match self.probe_rtt_done {
-                None if cc.bytes_in_flight <= MIN_CWND_SEGMENTS * cc.mss => {
-                    self.probe_rtt_done = Some(cc.now + PROBE_RTT_TIME);
-                    self.probe_rtt_round_done = false;
-                    self.next_round_delivered = cc.delivered;
+            let drained = cc.bytes_in_flight <= MIN_CWND_SEGMENTS * cc.mss;
+            let (round, delivered) = (self.round_start, cc.delivered);
+            if self.probe_rtt.on_ack(cc.now, drained, round, delivered, &mut self.next_round_delivered, Deadline::AtOrAfter) {
+                self.rt_prop_stamp = cc.now;
+                cc.cwnd = cc.cwnd.max(self.prior_cwnd);
+                self.prior_cwnd = 0;
+                if self.filled_pipe {
+                    self.enter_probe_bw(cc);
+                } else {
+                    self.mode = Mode::Startup;
+                    self.pacing_gain = HIGH_GAIN;
+                    self.cwnd_gain = HIGH_GAIN;
                 }
-                Some(done) => {
-                    if self.round_start {
-                        self.probe_rtt_round_done = true;
-                    }
-                    if self.probe_rtt_round_done && cc.now >= done {
-                        self.rt_prop_stamp = cc.now;
-                        cc.cwnd = cc.cwnd.max(self.prior_cwnd);
-                        self.prior_cwnd = 0;
-                        if self.filled_pipe {
-                            self.enter_probe_bw(cc);
-                        } else {
-                            self.mode = Mode::Startup;
-                            self.pacing_gain = HIGH_GAIN;
-                            self.cwnd_gain = HIGH_GAIN;
-                        }
-                    }
-                }
-                None => {}
             }
         }
     }

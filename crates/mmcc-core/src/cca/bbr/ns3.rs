@@ -38,7 +38,7 @@
 //!   (`CwndEvent(CA_EVENT_TX_START)`): ProbeBW paces that packet at gain 1 and ProbeRTT is not
 //!   entered on the next ACK.
 
-use super::Mode;
+use super::{Deadline, Mode, ProbeRttTimer};
 use crate::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionEvent, CongestionKind, RateSample};
 use crate::rng::Mrg32k3a;
 use crate::time::{Bandwidth, Dur, Time};
@@ -51,7 +51,6 @@ const BW_WINDOW: u32 = 10;
 /// `RttWindowLength`.
 const RTPROP_WINDOW: Dur = Dur::from_secs(10);
 /// `ProbeRttDuration`.
-const PROBE_RTT_TIME: Dur = Dur::from_millis(200);
 /// `ExtraAckedRttWindowLength`, rounds.
 const EXTRA_ACKED_WINDOW: u32 = 5;
 /// `AckEpochAckedResetThresh`, bytes.
@@ -134,8 +133,7 @@ pub struct Ns3Bbr {
     filled_pipe: bool,
     cycle_index: usize,
     cycle_stamp: Time,
-    probe_rtt_done: Option<Time>,
-    probe_rtt_round_done: bool,
+    probe_rtt: ProbeRttTimer,
     packet_conservation: bool,
     prior_cwnd: u32,
     has_seen_rtt: bool,
@@ -169,8 +167,7 @@ impl Ns3Bbr {
             filled_pipe: false,
             cycle_index: 0,
             cycle_stamp: Time::ZERO,
-            probe_rtt_done: None,
-            probe_rtt_round_done: false,
+            probe_rtt: ProbeRttTimer::default(),
             packet_conservation: false,
             prior_cwnd: 0,
             has_seen_rtt: false,
@@ -376,27 +373,16 @@ impl Ns3Bbr {
             self.pacing_gain = 1.0;
             self.cwnd_gain = 1.0;
             self.save_cwnd(cc.state, cc.cwnd);
-            self.probe_rtt_done = None;
+            self.probe_rtt.reset();
         }
         if self.mode == Mode::ProbeRtt {
             // HandleProbeRTT
             self.own_app_limited = true;
             cc.request_app_limited = self.probe_rtt_app_limited;
-            match self.probe_rtt_done {
-                None if rs.in_flight <= 4 * cc.mss => {
-                    self.probe_rtt_done = Some(cc.now + PROBE_RTT_TIME);
-                    self.probe_rtt_round_done = false;
-                    self.next_round_delivered = cc.delivered;
-                }
-                Some(done) => {
-                    if self.round_start {
-                        self.probe_rtt_round_done = true;
-                    }
-                    if self.probe_rtt_round_done && cc.now > done {
-                        self.exit_probe_rtt(cc);
-                    }
-                }
-                None => {}
+            let drained = rs.in_flight <= 4 * cc.mss;
+            let (round, delivered) = (self.round_start, cc.delivered);
+            if self.probe_rtt.on_ack(cc.now, drained, round, delivered, &mut self.next_round_delivered, Deadline::After) {
+                self.exit_probe_rtt(cc);
             }
         }
         // `if (rs.m_delivered)`: -1 (no timing) and any delivery count
@@ -497,10 +483,7 @@ impl CongestionControl for Ns3Bbr {
         self.ack_epoch_acked = 0;
         if self.mode == Mode::ProbeBw {
             self.set_pacing_rate(cc, 1.0);
-        } else if self.mode == Mode::ProbeRtt
-            && self.probe_rtt_round_done
-            && self.probe_rtt_done.is_some_and(|d| cc.now > d)
-        {
+        } else if self.mode == Mode::ProbeRtt && self.probe_rtt.over(cc.now, Deadline::After) {
             self.exit_probe_rtt(cc);
         }
     }

@@ -33,7 +33,15 @@
 //! ns-3 3.37's variant ([`Cubic::ns3_hystart_update`]): on the smoothed RTT, a train longer
 //! than the whole minimum delay, a delay threshold of clamp(delay_min, 4 ms, 1000 ms) (so twice
 //! the minimum RTT), once per connection until a timeout.
+//!
+//! The variants' own state and arithmetic live in `linux.rs` (tcp_cubic.c) and `ns3.rs`
+//! (TcpCubic); this file holds the model, the HyStart round both use and the hooks.
 
+mod linux;
+mod ns3;
+
+use linux::{LinuxState, BETA_SCALE, LINUX_HZ, LINUX_JIFFY_NS};
+use ns3::{Ns3State, NS3_CUBIC_DELTA};
 use super::util::slow_start_abc;
 use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
 use crate::time::{Dur, Time};
@@ -58,41 +66,6 @@ const HYSTART_MIN_SAMPLES: u32 = 8;
 const HYSTART_ACK_DELTA: Dur = Dur::from_millis(2);
 const HYSTART_DELAY_MIN: Dur = Dur::from_millis(4);
 const HYSTART_DELAY_MAX: Dur = Dur::from_millis(16);
-/// ns-3 TcpCubic: HyStartDelayMax and CubicDelta (delay samples within it of an epoch's start
-/// are discarded).
-const NS3_HYSTART_DELAY_MAX: Dur = Dur::from_millis(1000);
-const NS3_CUBIC_DELTA: Dur = Dur::from_millis(10);
-/// Linux jiffies for the `linux` profile: CONFIG_HZ = 250 (this machine's kernel, Debian's).
-const LINUX_HZ: u64 = 250;
-const LINUX_JIFFY_NS: u64 = 1_000_000_000 / LINUX_HZ;
-/// tcp_cubic.c BICTCP_BETA_SCALE and BICTCP_HZ.
-const BETA_SCALE: u64 = 1024;
-const BICTCP_HZ: u32 = 10;
-
-/// `tcp_cubic.c`'s `struct bictcp` (the `linux` profile): windows in segments, times in jiffies.
-#[derive(Clone, Debug, Default)]
-struct LinuxState {
-    cnt: u64,
-    last_max_cwnd: u64,
-    last_cwnd: u64,
-    last_time: u64,
-    origin: u64,
-    k: u64,
-    delay_min_us: u64,
-    epoch_start: Option<u64>,
-    ack_cnt: u64,
-    tcp_cwnd: u64,
-}
-
-/// ns-3 3.37 `TcpCubic`'s minimum delay and HyStart flag (the `ns3` profile; its HyStart round
-/// is the shared one of [`Cubic`]), fed by `PktsAcked` with the smoothed RTT.
-#[derive(Clone, Debug, Default)]
-struct Ns3State {
-    /// m_delayMin: the minimum of the smoothed RTTs, reset by a timeout.
-    delay_min: Option<Dur>,
-    /// m_found: HyStart has ended a slow start; it does not run again before a timeout.
-    found: bool,
-}
 
 pub struct Cubic {
     c: f64,
@@ -141,104 +114,6 @@ impl Cubic {
         }
     }
 
-    /// ns-3 3.37 `TcpCubic::Update` (the `ns3` profile): the number of acknowledged segments
-    /// per one-segment increase, from the cubic target in whole segments (BIC-style, integer
-    /// arithmetic), with no Reno-friendly region (RFC 9438 section 4.3 is not in ns-3 3.37):
-    /// target = origin +- floor(C |t - K|^3), t = now + min RTT - epoch start;
-    /// cnt = cwnd / (target - cwnd), or 100 cwnd at or above the target; at least 2; at most
-    /// 20 before the first loss (m_cntClamp).
-    fn ns3_update(&mut self, cc: &CcState) -> u64 {
-        let seg = cc.cwnd / cc.mss;
-        if self.epoch_start.is_none() {
-            // a new epoch (RFC 9438 eq. 2 with W_max from the last loss)
-            self.epoch_start = Some(cc.now);
-            if self.w_max <= seg as f64 {
-                self.k = 0.0;
-                self.origin = seg as f64;
-            } else {
-                self.k = ((self.w_max - seg as f64) / self.c).cbrt();
-                self.origin = self.w_max;
-            }
-        }
-        let epoch = self.epoch_start.unwrap_or(cc.now);
-        let delay_min = self.ns.delay_min.map_or(0.0, |d| d.secs_f64()); // m_delayMin
-        let t = (cc.now - epoch).secs_f64() + delay_min;
-        let delta = (self.c * (t - self.k).abs().powi(3)) as u64; // uint32 in ns-3
-        let origin = self.origin as u64;
-        let target = if t < self.k { origin.saturating_sub(delta) } else { origin + delta };
-        let mut cnt = if target > seg { seg / (target - seg) } else { 100 * seg };
-        if self.w_max == 0.0 && cnt > 20 {
-            cnt = 20;
-        }
-        cnt.max(2)
-    }
-
-    /// tcp_cubic.c's constants from C and beta: (bic_scale * 10 = cube_rtt_scale, beta in
-    /// 1/1024, beta_scale).
-    fn linux_constants(&self) -> (u64, u64, u64) {
-        let bic_scale = ((self.c * 1024.0 / 10.0).round() as u64).max(1); // C = 0.4: 41
-        let beta = ((self.beta * BETA_SCALE as f64).round() as u64).clamp(1, BETA_SCALE - 1); // 717
-        // beta_scale = 8 * (BICTCP_BETA_SCALE + beta) / 3 / (BICTCP_BETA_SCALE - beta)
-        let beta_scale = 8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta);
-        (bic_scale * 10, beta, beta_scale)
-    }
-
-    /// Linux `bictcp_update(ca, cwnd, acked)` (the `linux` profile): the acknowledged segments
-    /// per one-segment increase, in the kernel's integer arithmetic.
-    fn linux_update(&mut self, now: Time, cwnd: u64, acked: u64) -> u64 {
-        let (cube_rtt_scale, _, beta_scale) = self.linux_constants();
-        let lx = &mut self.lx;
-        let now_j = now.0 / LINUX_JIFFY_NS;
-        lx.ack_cnt += acked; // count the number of ACKed packets
-        if lx.last_cwnd == cwnd && now_j.saturating_sub(lx.last_time) <= LINUX_HZ / 32 {
-            return lx.cnt;
-        }
-        // the cubic function updates cnt at most once per jiffy
-        if !(lx.epoch_start.is_some() && now_j == lx.last_time) {
-            lx.last_cwnd = cwnd;
-            lx.last_time = now_j;
-            let epoch = *lx.epoch_start.get_or_insert_with(|| {
-                lx.ack_cnt = acked; // start counting
-                lx.tcp_cwnd = cwnd; // sync with cubic
-                if lx.last_max_cwnd <= cwnd {
-                    lx.k = 0;
-                    lx.origin = cwnd;
-                } else {
-                    // RFC 9438 eq. 2: K = cbrt((W_max - cwnd) / C), in 1/1024 s:
-                    // cbrt(cube_factor * (W_max - cwnd)), cube_factor = 2^40 / (bic_scale * 10)
-                    let cube_factor = (1u64 << (10 + 3 * BICTCP_HZ)) / cube_rtt_scale;
-                    lx.k = ((cube_factor * (lx.last_max_cwnd - cwnd)) as f64).cbrt() as u64;
-                    lx.origin = lx.last_max_cwnd;
-                }
-                now_j
-            });
-            // t = now - epoch start + min RTT, in 1/1024 s
-            let t = (((now_j - epoch) * (1_000_000 / LINUX_HZ) + lx.delay_min_us) << BICTCP_HZ) / 1_000_000;
-            let offs = t.abs_diff(lx.k);
-            // RFC 9438 eq. 1: W_cubic = C (t - K)^3 + W_max, delta = c/rtt * offs^3
-            let delta = ((cube_rtt_scale as u128 * (offs as u128).pow(3)) >> (10 + 3 * BICTCP_HZ)) as u64;
-            let target = if t < lx.k { lx.origin.saturating_sub(delta) } else { lx.origin + delta };
-            lx.cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100 * cwnd };
-            if lx.last_max_cwnd == 0 && lx.cnt > 20 {
-                lx.cnt = 20; // increase cwnd 5 % per RTT while the bandwidth is unknown
-            }
-        }
-        // TCP friendliness (RFC 9438 eq. 4 as Linux counts it): one segment per
-        // cwnd * beta_scale / 8 acknowledged segments
-        let delta = (cwnd * beta_scale) >> 3;
-        if delta > 0 && lx.ack_cnt > delta {
-            let n = lx.ack_cnt / delta;
-            lx.ack_cnt -= n * delta;
-            lx.tcp_cwnd += n;
-        }
-        if lx.tcp_cwnd > cwnd {
-            let max_cnt = cwnd / (lx.tcp_cwnd - cwnd);
-            lx.cnt = lx.cnt.min(max_cnt);
-        }
-        lx.cnt = lx.cnt.max(2); // at most 1.5x per RTT
-        lx.cnt
-    }
-
     pub fn w_max(&self) -> f64 {
         self.w_max
     }
@@ -278,23 +153,6 @@ impl Cubic {
             return false;
         }
         self.curr_rtt.is_some_and(|c| c > base + thresh)
-    }
-
-    /// ns-3 `TcpCubic::HystartUpdate` with the smoothed RTT `delay`: an ACK train longer than
-    /// m_delayMin (not half of it), or a round whose first 8 delays exceed m_delayMin by
-    /// clamp(m_delayMin, 4 ms, 1000 ms) (`HystartDelayThresh` clamps the delay itself, not an
-    /// eighth of it), ends slow start; once found, never again before a timeout.
-    fn ns3_hystart_update(&mut self, cc: &mut CcState, delay: Dur) {
-        if self.ns.found {
-            return;
-        }
-        let delay_min = self.ns.delay_min.unwrap_or(delay);
-        let train = self.train_lasted(cc.now, delay_min, true);
-        let thresh = delay_min.max(HYSTART_DELAY_MIN).min(NS3_HYSTART_DELAY_MAX);
-        if self.delay_increased(delay, delay_min, thresh) || train {
-            self.ns.found = true;
-            cc.ssthresh = cc.cwnd;
-        }
     }
 
     fn hystart_update(&mut self, cc: &mut CcState, rtt: Option<Dur>) {

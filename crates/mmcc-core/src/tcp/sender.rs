@@ -11,7 +11,7 @@ use super::prr::{Prr, Ssrb};
 use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::rules::{AckFacts, Hook, Rules, StackRules};
-use super::scoreboard::{AckOutcome, HeadRetransmission, Scoreboard, SegRec};
+use super::scoreboard::{AckOutcome, Scoreboard, SegRec};
 use super::sndbuf::{self, GSO_MAX_SIZE};
 use super::{Ctx, TcpSettings, TimerKind};
 use crate::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionEvent, CongestionKind};
@@ -350,11 +350,6 @@ impl TcpSender {
         if !self.ns3_bulk() {
             self.notify_send(now);
         }
-    }
-
-    /// What marking the head lost does to its retransmission in flight (see the enum).
-    fn head_retransmission(&self) -> HeadRetransmission {
-        self.rules.head_retransmission()
     }
 
     /// A bulk application in the `ns3` profile: it writes on the socket's `NotifySend` only, as

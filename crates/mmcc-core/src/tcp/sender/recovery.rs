@@ -108,13 +108,13 @@ impl TcpSender {
             CaState::Recovery => {
                 if !self.cfg.sack && ack.advanced {
                     // RFC 6582: a partial ACK retransmits the next unacknowledged segment.
-                    self.sb.mark_head_lost(self.head_retransmission());
+                    self.sb.mark_head_lost(self.rules.head_retransmission());
                 }
                 let controls = self.cca.controls_window();
                 match self.rules.partial_ack() {
                     PartialAck::Ns3DoRecovery => self.ns3_recovery_ack(ack, controls, ctx),
                     PartialAck::Prr if !controls => {
-                        let ssrb = self.ssrb(ack.advanced && newly_lost == 0, ack.retransmitted_acked);
+                        let ssrb = self.rules.ssrb(ack.advanced && newly_lost == 0, ack.retransmitted_acked);
                         self.cc.cwnd = self.prr.on_ack(ack.delivered, self.pipe(), self.cc.ssthresh, self.mss, ssrb);
                     }
                     PartialAck::Prr => {}
@@ -343,11 +343,6 @@ impl TcpSender {
         }
     }
 
-    /// The profile's PRR-SSRB rule for this ACK (see `prr.rs`).
-    fn ssrb(&self, una_advanced_no_new_loss: bool, retransmitted_data_acked: bool) -> Ssrb {
-        self.rules.ssrb(una_advanced_no_new_loss, retransmitted_data_acked)
-    }
-
     /// An ACK in fast recovery that does not end it, as ns-3 3.37's `TcpSocketBase` handles it:
     /// a duplicate ACK runs PRR (`DupAck` -> `DoRecovery`); a partial ACK runs PRR again
     /// (`ProcessAck`, so an ACK that is both counts its DeliveredData twice) and then, unless
@@ -425,7 +420,7 @@ impl TcpSender {
             self.cc.ssthresh = self.cca.ssthresh(&self.cc);
             self.cc.cwnd = self.mss;
             self.cca.on_congestion_event(&mut self.cc, &ev);
-            self.sb.mark_head_lost(self.head_retransmission());
+            self.sb.mark_head_lost(self.rules.head_retransmission());
             self.dup_bytes = 0;
             self.set_state(CaState::Loss, ctx);
             if let Some(id) = self.sb.next_lost() {
@@ -440,13 +435,13 @@ impl TcpSender {
         if !self.rack() {
             // RFC 6675 (4.2): the head is lost; with RACK the check that started the recovery
             // has marked what is lost (Linux 6.18 marks nothing more)
-            self.sb.mark_head_lost(self.head_retransmission());
+            self.sb.mark_head_lost(self.rules.head_retransmission());
         }
         self.set_state(CaState::Recovery, ctx);
         self.ns3_flight = self.pipe(); // EnterRecovery's BytesInFlight(), head marked lost
         if !controls {
             // the ACK that starts recovery acknowledges no retransmission
-            let ssrb = self.ssrb(false, false);
+            let ssrb = self.rules.ssrb(false, false);
             self.cc.cwnd =
                 self.prr
                     .on_ack(delivered, self.pipe(), self.cc.ssthresh, self.mss, ssrb);

@@ -22,4 +22,8 @@ impl Profile {
             Profile::Linux => "linux",
         }
     }
+    /// True for ns-3's classes (an algorithm's variant is chosen once, when it is built).
+    pub fn is_ns3(self) -> bool {
+        self == Profile::Ns3
+    }
 }

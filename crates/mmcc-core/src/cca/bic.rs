@@ -15,7 +15,7 @@
 //! ssthresh are whole segments. The `linux` profile keeps the fractional form.
 
 use super::util::{add_segments, half_flight, slow_start_then_ca, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params, Profile};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "bic",
@@ -30,6 +30,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     ],
     build: |p: &Params| {
         Box::new(Bic {
+            stack: p.profile,
             beta: p.get("beta"),
             max_incr: p.get("max_incr"),
             low_window: p.get("low_window"),
@@ -43,6 +44,8 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
 };
 
 pub struct Bic {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     beta: f64,
     max_incr: f64,
     low_window: f64,
@@ -115,7 +118,7 @@ impl CongestionControl for Bic {
         "bic"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             // ns-3 3.37 TcpBic::IncreaseWindow, in its uint32 arithmetic: below ssthresh one
             // segment per call whatever was acknowledged (also for the ACK that leaves CA_LOSS
             // with nothing above the recovery point, segmentsAcked 0, which then wraps)
@@ -134,7 +137,7 @@ impl CongestionControl for Bic {
             }
             return;
         }
-        if slow_start_then_ca(cc, ack.segments_acked) {
+        if slow_start_then_ca(self.stack, cc, ack.segments_acked) {
             let cnt = self.cnt(cc.cwnd_segments());
             add_segments(&mut self.acc, cc, ack.segments_acked as f64 / cnt);
         }
@@ -142,9 +145,9 @@ impl CongestionControl for Bic {
     fn ssthresh(&self, cc: &CcState) -> u64 {
         let w = cc.cwnd_segments();
         if w < self.low_window {
-            return half_flight(cc);
+            return half_flight(self.stack, cc);
         }
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             // TcpBic::GetSsThresh: max(segCwnd * beta, 2) segments, truncated to bytes
             return (((cc.cwnd / cc.mss) as f64 * self.beta).max(2.0) * cc.mss as f64) as u64;
         }
@@ -152,7 +155,7 @@ impl CongestionControl for Bic {
     }
     fn on_congestion_event(&mut self, cc: &mut CcState, ev: &CongestionEvent) {
         let w = ev.prior_cwnd as f64 / cc.mss as f64; // the window before the event
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             // TcpBic::GetSsThresh: whole segments (uint32 m_lastMaxCwnd)
             let w = w.floor();
             self.last_max = if w < self.last_max { (self.beta * w).floor() } else { w };
@@ -168,7 +171,7 @@ mod tests {
     use super::*;
 
     fn bic(last_max: f64) -> Bic {
-        Bic { beta: 0.8, max_incr: 16.0, low_window: 14.0, smooth_part: 5.0, b: 4.0, last_max, acc: FracAcc::default(), cwnd_cnt: 0 }
+        Bic { stack: Profile::Linux, beta: 0.8, max_incr: 16.0, low_window: 14.0, smooth_part: 5.0, b: 4.0, last_max, acc: FracAcc::default(), cwnd_cnt: 0 }
     }
 
     #[test]
@@ -185,7 +188,7 @@ mod tests {
         // one segment after cnt + 1 acknowledged segments, the count restarts
         let mut x = bic(1000.0);
         let mut cc = crate::cca::testing::state(1000, 500, 10);
-        cc.profile = crate::cca::Profile::Ns3;
+        x.stack = crate::cca::Profile::Ns3;
         for i in 0..32 {
             x.increase_window(&mut cc, &crate::cca::testing::ack(1, 1000, None));
             assert_eq!(cc.cwnd, if i < 31 { 500_000 } else { 501_000 }, "ack {i}");

@@ -27,7 +27,7 @@
 //! after telling the class of the timeout, so a `TcpCongestionOps` cannot do it earlier.
 
 use super::util::{add_segments, slow_start_then_ca, FracAcc, RoundRate};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, ParamSpec, Params, Profile};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "dtcp",
@@ -39,10 +39,12 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
         ParamSpec { name: "alpha", default: 0.2, min: 0.001, max: 100.0, help: "congestion control factor gain (eq. 12)" },
         ParamSpec { name: "eta", default: 2.0, min: 0.5, max: 100.0, help: "decrease parameter: y = eta / ((2 eta - 1) N + 1)" },
     ],
-    build: |p: &Params| Box::new(Dtcp::new(p.get("kappa"), p.get("g"), p.get("alpha"), p.get("eta"))),
+    build: |p: &Params| Box::new(Dtcp { stack: p.profile, ..Dtcp::new(p.get("kappa"), p.get("g"), p.get("alpha"), p.get("eta")) }),
 };
 
 pub struct Dtcp {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     kappa: f64,
     g: f64,
     alpha: f64,
@@ -59,6 +61,7 @@ pub struct Dtcp {
 impl Dtcp {
     pub fn new(kappa: f64, g: f64, alpha: f64, eta: f64) -> Self {
         Dtcp {
+            stack: Profile::Linux,
             kappa,
             g,
             alpha,
@@ -125,7 +128,7 @@ impl CongestionControl for Dtcp {
         }
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if slow_start_then_ca(cc, ack.segments_acked) {
+        if slow_start_then_ca(self.stack, cc, ack.segments_acked) {
             let w = cc.cwnd_segments();
             add_segments(&mut self.acc, cc, self.n / w); // cwnd += N / cwnd per ACK
         }
@@ -137,7 +140,7 @@ impl CongestionControl for Dtcp {
     fn on_congestion_event(&mut self, cc: &mut CcState, ev: &CongestionEvent) {
         if ev.kind == CongestionKind::Timeout {
             // timeout: cwnd = 2 IW, N = 1
-            if cc.ns3() {
+            if self.stack.is_ns3() {
                 self.restore_after_timeout = true;
             } else {
                 cc.cwnd = 2 * cc.initial_cwnd;
@@ -172,7 +175,7 @@ mod tests {
             let mut d = Dtcp::new(0.9, 0.5, 0.2, 2.0);
             d.n = 5.0;
             let mut cc = state(1000, 100, 50);
-            cc.profile = profile;
+            d.stack = profile;
             let ev = loss(CongestionKind::Timeout, &cc);
             cc.cwnd = 1000; // the stack's one segment after an RTO
             d.on_congestion_event(&mut cc, &ev);

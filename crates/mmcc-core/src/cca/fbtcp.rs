@@ -22,7 +22,7 @@
 //! `ssthresh = max(min(ssthresh, cwnd - 1), 2)`.
 
 use super::util::{reno_ca, set_cwnd_segments, slow_start, FracAcc, IntervalThroughput, RoundRate};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params, Profile};
 use crate::time::Dur;
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -30,7 +30,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &["fb-tcp", "fbtcp-crisp"],
     source: "Poorzare & Calveras Auge, IEEE Access 9:82812 (2021), authors' public crisp-threshold version",
     params: &[],
-    build: |_p: &Params| Box::new(FbTcp::default()),
+    build: |p: &Params| Box::new(FbTcp { stack: p.profile, ..FbTcp::default() }),
 };
 
 const SS_LIMIT_SEGMENTS: u64 = 900;
@@ -49,6 +49,8 @@ enum Band {
 }
 
 pub struct FbTcp {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     base_rtt: Option<Dur>,
     round: RoundRate,
     throughput: IntervalThroughput,
@@ -61,6 +63,7 @@ pub struct FbTcp {
 impl Default for FbTcp {
     fn default() -> Self {
         FbTcp {
+            stack: Profile::Linux,
             base_rtt: None,
             round: RoundRate::default(),
             throughput: IntervalThroughput::new(THROUGHPUT_INTERVAL),
@@ -173,7 +176,7 @@ impl CongestionControl for FbTcp {
                 .max(1.05 * rate * base.secs_f64() / cc.mss as f64);
         }
         if cc.in_slow_start() {
-            slow_start(cc, ack.segments_acked);
+            slow_start(self.stack, cc, ack.segments_acked);
             return;
         }
         // once per round: the crisp tables with more than 2 RTT samples, else NewReno

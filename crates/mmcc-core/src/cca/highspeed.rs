@@ -12,15 +12,15 @@
 //!   segments; ssthresh from the bytes in flight (`GetSsThresh`);
 //! - `linux` (`hstcp_cong_avoid`): a(w) once per ACK; ssthresh from cwnd (`hstcp_ssthresh`).
 
-use super::util::{ca_segments, half_flight};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
+use super::util::{ca_segments, half_flight, loss_window};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params, Profile};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "highspeed",
     aliases: &["hstcp", "hs-tcp", "tcp-highspeed"],
     source: "RFC 3649 (ns-3 TcpHighSpeed, Linux tcp_highspeed.c)",
     params: &[],
-    build: |_p: &Params| Box::new(HighSpeed::default()),
+    build: |p: &Params| Box::new(HighSpeed::new(p.profile)),
 };
 
 const LOW_WINDOW: u64 = 38;
@@ -63,8 +63,17 @@ pub fn b(w: u64) -> f64 {
 
 #[derive(Default)]
 pub struct HighSpeed {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     /// ns-3 m_ackCnt / Linux snd_cwnd_cnt: weighted acknowledgements towards the next segment.
     ack_cnt: u64,
+}
+
+impl HighSpeed {
+    /// HighSpeed following `stack`'s arithmetic.
+    pub fn new(stack: Profile) -> HighSpeed {
+        HighSpeed { stack, ack_cnt: 0 }
+    }
 }
 
 impl CongestionControl for HighSpeed {
@@ -72,28 +81,28 @@ impl CongestionControl for HighSpeed {
         "highspeed"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        let segs = ca_segments(cc, ack.segments_acked) as u64;
+        let segs = ca_segments(self.stack, cc, ack.segments_acked) as u64;
         if segs == 0 {
             return;
         }
         let mut w = cc.cwnd / cc.mss;
         // RFC 3649: cwnd += a(w)/w per ACK, counted as a(w) units towards w units per segment:
         // ns-3 per acknowledged segment, Linux once per ACK.
-        self.ack_cnt += a(w) * if cc.ns3() { segs } else { 1 };
+        self.ack_cnt += a(w) * if self.stack.is_ns3() { segs } else { 1 };
         let before = w;
         while self.ack_cnt >= w.max(1) {
             self.ack_cnt -= w.max(1);
             w += 1;
         }
         if w != before {
-            cc.cwnd = if cc.ns3() { w * cc.mss } else { cc.cwnd + (w - before) * cc.mss };
+            cc.cwnd = if self.stack.is_ns3() { w * cc.mss } else { cc.cwnd + (w - before) * cc.mss };
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        // ns-3: w from the bytes in flight; Linux: from cwnd (CcState::loss_window).
-        let w = cc.loss_window() / cc.mss;
+        // ns-3: w from the bytes in flight; Linux: from cwnd (util::loss_window).
+        let w = loss_window(self.stack, cc) / cc.mss;
         if w <= LOW_WINDOW {
-            return half_flight(cc);
+            return half_flight(self.stack, cc);
         }
         // RFC 3649: cwnd = (1 - b(w)) w, in whole segments as ns-3 and Linux compute it
         (((w as f64 * (1.0 - b(w))) as u64).max(2)) * cc.mss
@@ -129,7 +138,7 @@ mod tests {
     fn ns3_counts_a_per_acknowledged_segment_in_whole_segments() {
         let mut h = HighSpeed::default();
         let mut cc = state(1000, 60, 10);
-        cc.profile = Profile::Ns3;
+        h.stack = Profile::Ns3;
         // a(60) = 2: 30 ACKs of 1 segment give 60 units = one segment
         for i in 0..30 {
             h.increase_window(&mut cc, &ack(1, 1000, None));
@@ -154,12 +163,12 @@ mod tests {
 
     #[test]
     fn decrease_uses_the_table_b_on_the_profile_window() {
-        let h = HighSpeed::default();
+        let mut h = HighSpeed::default();
         let mut cc = state(1000, 1058, 10);
         // Linux: from cwnd, (1 - 0.33) * 1058 = 708.86 -> 708 segments
         assert_eq!(h.ssthresh(&cc), 708_000);
         // ns-3: from the bytes in flight (here 100 segments: row 118, b = 0.44 -> 56)
-        cc.profile = Profile::Ns3;
+        h.stack = Profile::Ns3;
         cc.bytes_in_flight = 100_000;
         assert_eq!(h.ssthresh(&cc), 56_000);
     }

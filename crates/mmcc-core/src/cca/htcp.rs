@@ -16,8 +16,8 @@
 //! ratio, else 0.5, the throughput being the one `PktsAcked` last computed (before the ACK
 //! that starts the recovery); ssthresh = max(beta * bytes in flight, 2 MSS).
 
-use super::util::{add_segments, slow_start_then_ca, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
+use super::util::{add_segments, slow_start_then_ca, FracAcc, loss_window};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params, Profile};
 use crate::time::{Dur, Time};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -29,10 +29,12 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
         ParamSpec { name: "default_backoff", default: 0.5, min: 0.0, max: 1.0, help: "beta when throughput changed" },
         ParamSpec { name: "throughput_ratio", default: 0.2, min: 0.0, max: 100.0, help: "throughput change that resets beta" },
     ],
-    build: |p: &Params| Box::new(Htcp::new(p.get("delta_l_s"), p.get("default_backoff"), p.get("throughput_ratio"))),
+    build: |p: &Params| Box::new(Htcp { stack: p.profile, ..Htcp::new(p.get("delta_l_s"), p.get("default_backoff"), p.get("throughput_ratio")) }),
 };
 
 pub struct Htcp {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     delta_l: f64,
     default_backoff: f64,
     throughput_ratio: f64,
@@ -54,6 +56,7 @@ pub struct Htcp {
 impl Htcp {
     pub fn new(delta_l: f64, default_backoff: f64, throughput_ratio: f64) -> Self {
         Htcp {
+            stack: Profile::Linux,
             delta_l,
             default_backoff,
             throughput_ratio,
@@ -81,7 +84,7 @@ impl Htcp {
             _ => None,
         };
         let dt = (cc.now - self.last_con).secs_f64();
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             let tput = self.ns3_throughput;
             let last = self.last_throughput as u64;
             let rose = tput > last && last > 0 && ((tput - last) / last) as f64 <= self.throughput_ratio;
@@ -119,7 +122,7 @@ impl CongestionControl for Htcp {
         if cc.state == crate::cca::CaState::Open {
             self.data_sent += ack.segments_acked as u64 * cc.mss; // ns-3 PktsAcked
         }
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             // ns-3 PktsAcked: m_throughput = m_dataSent / (now - m_lastCon), on every call
             let dt = (cc.now - self.last_con).secs_f64();
             self.ns3_throughput = if dt > 0.0 { (self.data_sent as f64 / dt) as u64 } else { 0 };
@@ -130,9 +133,9 @@ impl CongestionControl for Htcp {
         }
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if slow_start_then_ca(cc, ack.segments_acked) {
+        if slow_start_then_ca(self.stack, cc, ack.segments_acked) {
             self.alpha = self.alpha_for((cc.now - self.last_con).secs_f64());
-            if cc.ns3() {
+            if self.stack.is_ns3() {
                 // ns-3 TcpHtcp::CongestionAvoidance, once per ACK: cwnd += (MSS^2 + cwnd alpha) /
                 // cwnd bytes, i.e. Reno's MSS^2/cwnd plus alpha *bytes* (not alpha MSS^2/cwnd)
                 let adder = ((cc.mss * cc.mss) as f64 + cc.cwnd as f64 * self.alpha) / cc.cwnd as f64;
@@ -146,12 +149,12 @@ impl CongestionControl for Htcp {
     fn ssthresh(&self, cc: &CcState) -> u64 {
         // the backoff of the epoch that ends with this event (eq. 4 uses it for the next alpha)
         let beta = self.backoff(cc);
-        ((cc.loss_window() as f64 * beta) as u64).max(cc.min_ssthresh())
+        ((loss_window(self.stack, cc) as f64 * beta) as u64).max(cc.min_ssthresh())
     }
     fn on_congestion_event(&mut self, cc: &mut CcState, _ev: &CongestionEvent) {
         self.beta = self.backoff(cc);
         let dt = (cc.now - self.last_con).secs_f64();
-        self.last_throughput = if cc.ns3() {
+        self.last_throughput = if self.stack.is_ns3() {
             // GetSsThresh: m_lastThroughput = m_throughput (of the last PktsAcked); then 0
             std::mem::take(&mut self.ns3_throughput) as f64
         } else if dt > 0.0 {
@@ -182,7 +185,7 @@ mod tests {
         // Linux / paper: 20/25 = 0.8, in [0.5, 0.8]
         assert_eq!(h.ssthresh(&cc), 80_000);
         // ns-3: the same ratio only when the throughput rose (here no previous epoch: default)
-        cc.profile = crate::cca::Profile::Ns3;
+        h.stack = crate::cca::Profile::Ns3;
         assert_eq!(h.ssthresh(&cc), 50_000);
         h.last_throughput = 1000.0;
         h.data_sent = 1500;
@@ -201,7 +204,7 @@ mod tests {
     fn ns3_throughput_is_the_one_of_the_last_ack() {
         let mut h = Htcp::new(1.0, 0.5, 0.2);
         let mut cc = crate::cca::testing::state(1000, 100, 10);
-        cc.profile = crate::cca::Profile::Ns3;
+        h.stack = crate::cca::Profile::Ns3;
         cc.state = crate::cca::CaState::Open;
         cc.bytes_in_flight = 100_000;
         h.min_rtt = Some(Dur::from_millis(20));
@@ -221,7 +224,7 @@ mod tests {
     fn ns3_adds_alpha_bytes_per_ack() {
         let mut h = Htcp::new(1.0, 0.5, 0.2);
         let mut cc = crate::cca::testing::state(1000, 100, 10);
-        cc.profile = crate::cca::Profile::Ns3;
+        h.stack = crate::cca::Profile::Ns3;
         cc.now = Time::from_secs(3); // alpha = 22 (Delta = 3 s, beta 0.5)
         h.increase_window(&mut cc, &crate::cca::testing::ack(2, 1000, None));
         assert_eq!(cc.cwnd, 100_000 + 10 + 22); // MSS^2/cwnd = 10 bytes, + alpha = 22 bytes

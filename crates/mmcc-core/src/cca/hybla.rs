@@ -15,7 +15,7 @@
 //! A given `rtt0_ms` overrides the profile's.
 
 use super::util::{add_segments, half_flight, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, ParamSpec, Params, Profile};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "hybla",
@@ -26,10 +26,12 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
         default: 25.0,
         min: 0.001, max: 10000.0, help: "reference RTT RTT0 in ms; default 25 (Linux, the paper), 50 in the ns3 profile (ns-3 RRTT)",
     }],
-    build: |p: &Params| Box::new(Hybla { rtt0_s: p.given("rtt0_ms").map(|v| v.max(1e-3) / 1e3), rho: 1.0, acc: FracAcc::default(), cnt: 0.0 }),
+    build: |p: &Params| Box::new(Hybla { stack: p.profile, rtt0_s: p.given("rtt0_ms").map(|v| v.max(1e-3) / 1e3), rho: 1.0, acc: FracAcc::default(), cnt: 0.0 }),
 };
 
 pub struct Hybla {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     /// None: the profile's RTT0.
     rtt0_s: Option<f64>,
     rho: f64,
@@ -40,7 +42,7 @@ pub struct Hybla {
 
 impl Hybla {
     pub fn new(rtt0_ms: f64) -> Self {
-        Hybla { rtt0_s: Some(rtt0_ms.max(1e-3) / 1e3), rho: 1.0, acc: FracAcc::default(), cnt: 0.0 }
+        Hybla { stack: Profile::Linux, rtt0_s: Some(rtt0_ms.max(1e-3) / 1e3), rho: 1.0, acc: FracAcc::default(), cnt: 0.0 }
     }
     pub fn rho(&self) -> f64 {
         self.rho
@@ -52,7 +54,7 @@ impl CongestionControl for Hybla {
         "hybla"
     }
     fn on_ack(&mut self, cc: &mut CcState, _ack: &AckEvent) {
-        let rtt0 = self.rtt0_s.unwrap_or(if cc.ns3() { 0.050 } else { 0.025 });
+        let rtt0 = self.rtt0_s.unwrap_or(if self.stack.is_ns3() { 0.050 } else { 0.025 });
         if let Some(m) = cc.min_rtt {
             self.rho = (m.secs_f64() / rtt0).max(1.0); // rho = RTT / RTT0, at least 1
         }
@@ -65,7 +67,7 @@ impl CongestionControl for Hybla {
         if cc.in_slow_start() {
             // SS: cwnd += 2^rho - 1 once per ACK, not beyond ssthresh
             let inc = 2f64.powf(self.rho) - 1.0;
-            if cc.ns3() {
+            if self.stack.is_ns3() {
                 cc.cwnd = (cc.cwnd + (inc * cc.mss as f64) as u64).min(cc.ssthresh.max(cc.mss));
                 segs -= 1; // TcpHybla::SlowStart returns segmentsAcked - 1
             } else {
@@ -77,7 +79,7 @@ impl CongestionControl for Hybla {
         if cc.in_slow_start() || segs == 0 {
             return;
         }
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             // CA: rho^2 / cwnd per acknowledged segment, applied in whole segments
             for _ in 0..segs {
                 self.cnt += self.rho * self.rho / (cc.cwnd / cc.mss).max(1) as f64;
@@ -93,7 +95,7 @@ impl CongestionControl for Hybla {
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        half_flight(cc)
+        half_flight(self.stack, cc)
     }
 }
 
@@ -119,9 +121,8 @@ mod tests {
 
     #[test]
     fn ns3_profile_uses_rtt0_50ms_and_whole_segments() {
-        let mut h = Hybla { rtt0_s: None, rho: 1.0, acc: FracAcc::default(), cnt: 0.0 };
+        let mut h = Hybla { stack: crate::cca::Profile::Ns3, rtt0_s: None, rho: 1.0, acc: FracAcc::default(), cnt: 0.0 };
         let mut cc = state(1000, 10, 1000);
-        cc.profile = crate::cca::Profile::Ns3;
         cc.min_rtt = Some(Dur::from_millis(100));
         h.on_ack(&mut cc, &ack(2, 1000, Some(100)));
         assert_eq!(h.rho(), 2.0); // 100 ms / 50 ms
@@ -129,7 +130,6 @@ mod tests {
         assert_eq!(cc.cwnd, 13_000, "2^2 - 1 = 3 segments once per ACK");
         // CA at 100 segments: 4/100 per segment, a whole segment after 25 segments
         let mut cc = state(1000, 100, 10);
-        cc.profile = crate::cca::Profile::Ns3;
         for _ in 0..12 {
             h.increase_window(&mut cc, &ack(2, 1000, None));
         }

@@ -8,7 +8,7 @@
 //!   (to stop repeated slow starts). RTO: common conventions (and `a` reset).
 
 use super::util::{add_segments, slow_start_then_ca, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params, Profile};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "mmstcp",
@@ -19,10 +19,12 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
         ParamSpec { name: "beta_ca", default: 0.125, min: 0.0, max: 1.0, help: "decrease in congestion avoidance" },
         ParamSpec { name: "beta_ss", default: 0.5, min: 0.0, max: 1.0, help: "decrease in slow start" },
     ],
-    build: |p: &Params| Box::new(MmsTcp::new(p.get("a_max"), p.get("beta_ca"), p.get("beta_ss"))),
+    build: |p: &Params| Box::new(MmsTcp { stack: p.profile, ..MmsTcp::new(p.get("a_max"), p.get("beta_ca"), p.get("beta_ss")) }),
 };
 
 pub struct MmsTcp {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     a: f64,
     a_max: f64,
     beta_ca: f64,
@@ -32,7 +34,7 @@ pub struct MmsTcp {
 
 impl MmsTcp {
     pub fn new(a_max: f64, beta_ca: f64, beta_ss: f64) -> Self {
-        MmsTcp { a: 1.0, a_max: a_max.max(1.0), beta_ca, beta_ss, acc: FracAcc::default() }
+        MmsTcp { stack: Profile::Linux, a: 1.0, a_max: a_max.max(1.0), beta_ca, beta_ss, acc: FracAcc::default() }
     }
     /// The counter `a` (for tests and reports).
     pub fn counter(&self) -> f64 {
@@ -45,7 +47,7 @@ impl CongestionControl for MmsTcp {
         "mmstcp"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if !slow_start_then_ca(cc, ack.segments_acked) {
+        if !slow_start_then_ca(self.stack, cc, ack.segments_acked) {
             return;
         }
         add_segments(&mut self.acc, cc, 1.0 / self.a); // cwnd += 1/a per ACK

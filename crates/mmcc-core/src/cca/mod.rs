@@ -94,9 +94,6 @@ pub struct CongestionEvent {
 #[derive(Clone, Debug)]
 pub struct CcState {
     pub now: Time,
-    /// The reference stack the flow follows: algorithms whose ns-3 class and Linux module
-    /// differ (how growth is counted per ACK, what ssthresh is computed from) read it.
-    pub profile: Profile,
     /// Request: the samples of the data now in flight are not bandwidth samples (Linux
     /// `tp->app_limited`; BBR sets it in ProbeRTT). The stack clears it once acted on.
     pub request_app_limited: bool,
@@ -152,7 +149,6 @@ impl CcState {
     pub fn new(mss: u64, initial_cwnd_segments: u64) -> CcState {
         CcState {
             now: Time::ZERO,
-            profile: Profile::Linux,
             request_app_limited: false,
             rng: Rng::stream(0, "cca"),
             mss,
@@ -183,18 +179,6 @@ impl CcState {
     /// cwnd in segments (fractional), for equations written in segments.
     pub fn cwnd_segments(&self) -> f64 {
         self.cwnd as f64 / self.mss as f64
-    }
-    /// The window a loss halves: bytes in flight in ns-3 (`GetSsThresh(tcb, bytesInFlight)`),
-    /// cwnd in Linux (`ca_ops->ssthresh` reads `tcp_snd_cwnd`).
-    pub fn loss_window(&self) -> u64 {
-        match self.profile {
-            Profile::Ns3 => self.bytes_in_flight,
-            Profile::Linux => self.cwnd,
-        }
-    }
-    /// True when the flow follows ns-3's classes.
-    pub fn ns3(&self) -> bool {
-        self.profile == Profile::Ns3
     }
     /// RFC 5681 (4) floor: two segments.
     pub fn min_ssthresh(&self) -> u64 {

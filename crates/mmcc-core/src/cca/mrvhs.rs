@@ -10,20 +10,29 @@
 use super::highspeed;
 use super::msscca::mss_increment;
 use super::util::{per_rtt_increment, slow_start_then_ca, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params, Profile};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "mrvhs",
     aliases: &[],
     source: "Alramli et al., PeerJ Comput. Sci. (2025) doi 10.7717/peerj-cs.2956; thesis ch. 6",
     params: &[],
-    build: |_p: &Params| Box::new(Mrvhs::default()),
+    build: |p: &Params| Box::new(Mrvhs::new(p.profile)),
 };
 
 #[derive(Default)]
 pub struct Mrvhs {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     acc: FracAcc,
     hs: highspeed::HighSpeed,
+}
+
+impl Mrvhs {
+    /// MRVHS following `stack`'s arithmetic, its HighSpeed decrease included.
+    pub fn new(stack: Profile) -> Mrvhs {
+        Mrvhs { stack, acc: FracAcc::default(), hs: highspeed::HighSpeed::new(stack) }
+    }
 }
 
 impl CongestionControl for Mrvhs {
@@ -31,7 +40,7 @@ impl CongestionControl for Mrvhs {
         "mrvhs"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if !slow_start_then_ca(cc, ack.segments_acked) {
+        if !slow_start_then_ca(self.stack, cc, ack.segments_acked) {
             return;
         }
         // alpha = sqrt(MSS * TimeRatio); cwnd += alpha / cwnd
@@ -61,5 +70,15 @@ mod tests {
         let mut cc = state(1400, 30, 10);
         cc.bytes_in_flight = 30 * 1400;
         assert_eq!(m.ssthresh(&cc), 15 * 1400);
+    }
+
+    /// Built for ns-3, the HighSpeed decrease inside reads ns-3's loss window too (the bytes in
+    /// flight, `TcpHighSpeed::GetSsThresh`), not cwnd (the stored ns-3 runs of MRVHS show it).
+    #[test]
+    fn the_ns3_variant_cuts_the_bytes_in_flight() {
+        let mut cc = state(1400, 1058, 10);
+        cc.bytes_in_flight = 100 * 1400; // row 118: b = 0.44, 0.56 * 100 = 56 segments
+        assert_eq!(Mrvhs::new(Profile::Ns3).ssthresh(&cc), 56 * 1400);
+        assert_eq!(Mrvhs::new(Profile::Linux).ssthresh(&cc), 708 * 1400);
     }
 }

@@ -8,14 +8,14 @@
 
 use super::rttv::time_ratio;
 use super::util::{half_flight, per_rtt_increment, slow_start_then_ca, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params, Profile};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "msscca",
     aliases: &["mss-cca", "mss_cca"],
     source: "Alramli et al., ICT Express (2025); Alramli PhD thesis (UPM 2025) ch. 5",
     params: &[],
-    build: |_p: &Params| Box::new(MssCca::default()),
+    build: |p: &Params| Box::new(MssCca { stack: p.profile, ..MssCca::default() }),
 };
 
 /// `sqrt(MSS * TimeRatio)` in segments per RTT (the MSS-CCA / MRVHS increment).
@@ -25,6 +25,8 @@ pub fn mss_increment(cc: &CcState) -> Option<f64> {
 
 #[derive(Default)]
 pub struct MssCca {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     acc: FracAcc,
 }
 
@@ -33,14 +35,14 @@ impl CongestionControl for MssCca {
         "msscca"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if !slow_start_then_ca(cc, ack.segments_acked) {
+        if !slow_start_then_ca(self.stack, cc, ack.segments_acked) {
             return;
         }
         // F = sqrt(MSS * TimeRatio); cwnd += F / cwnd
         per_rtt_increment(&mut self.acc, cc, mss_increment(cc));
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        half_flight(cc) // beta = 0.5
+        half_flight(self.stack, cc) // beta = 0.5
     }
 }
 

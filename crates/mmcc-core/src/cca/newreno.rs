@@ -10,18 +10,20 @@
 //! - Loss: ssthresh = max(FlightSize / 2, 2 * MSS) (RFC 5681 eq. 4).
 
 use super::util::{ca_segments, half_flight, reno_ca_acked, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params, Profile};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "newreno",
     aliases: &["reno", "tcp-newreno"],
     source: "RFC 5681 / RFC 6582 (ns-3 TcpNewReno)",
     params: &[],
-    build: |_p: &Params| Box::new(NewReno::default()),
+    build: |p: &Params| Box::new(NewReno { stack: p.profile, ..NewReno::default() }),
 };
 
 #[derive(Clone, Debug, Default)]
 pub struct NewReno {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     acc: FracAcc,
 }
 
@@ -32,12 +34,12 @@ impl CongestionControl for NewReno {
 
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         // RFC 5681 eq. (3): once per ACK in ns-3, per acknowledged segment in Linux
-        let segs = ca_segments(cc, ack.segments_acked);
-        reno_ca_acked(&mut self.acc, cc, segs);
+        let segs = ca_segments(self.stack, cc, ack.segments_acked);
+        reno_ca_acked(self.stack, &mut self.acc, cc, segs);
     }
 
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        half_flight(cc)
+        half_flight(self.stack, cc)
     }
 }
 
@@ -89,14 +91,14 @@ mod tests {
 
     #[test]
     fn ssthresh_is_half_the_flight_with_a_two_segment_floor() {
-        let r = NewReno::default();
+        let mut r = NewReno::default();
         let mut cc = state(1000, 100, 1000);
-        cc.profile = Profile::Ns3; // ns-3: half the bytes in flight
+        r.stack = Profile::Ns3; // ns-3: half the bytes in flight
         cc.bytes_in_flight = 80_000;
         assert_eq!(r.ssthresh(&cc), 40_000);
         cc.bytes_in_flight = 3_000;
         assert_eq!(r.ssthresh(&cc), 2_000);
-        cc.profile = Profile::Linux; // Linux tcp_reno_ssthresh: half of cwnd
+        r.stack = Profile::Linux; // Linux tcp_reno_ssthresh: half of cwnd
         assert_eq!(r.ssthresh(&cc), 50_000);
     }
 
@@ -105,16 +107,17 @@ mod tests {
         let mut r = NewReno::default();
         // slow start: ns-3 adds one MSS per ACK, Linux one per acknowledged segment
         let mut cc = state(1000, 10, 100);
-        cc.profile = Profile::Ns3;
+        r.stack = Profile::Ns3;
         r.increase_window(&mut cc, &ack(2, 1000, None));
         assert_eq!(cc.cwnd, 11_000);
         let mut cc = state(1000, 10, 100);
+        r.stack = Profile::Linux;
         r.increase_window(&mut cc, &ack(2, 1000, None));
         assert_eq!(cc.cwnd, 12_000);
         // congestion avoidance at w = 100: ns-3 floor(1000*1000/100000) = 10 bytes per ACK;
         // Linux 10 bytes per acknowledged segment
         let mut cc = state(1000, 100, 10);
-        cc.profile = Profile::Ns3;
+        r.stack = Profile::Ns3;
         r.increase_window(&mut cc, &ack(2, 1000, None));
         assert_eq!(cc.cwnd, 100_010);
         let mut r = NewReno::default();

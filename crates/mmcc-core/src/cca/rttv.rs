@@ -9,14 +9,14 @@
 //! - Loss: beta = 0.5, ssthresh = max(flight / 2, 2 MSS). Slow start and RTO: common conventions.
 
 use super::util::{half_flight, per_rtt_increment, slow_start_then_ca, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params, Profile};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "rttv",
     aliases: &["rttv-tcp"],
     source: "Alramli et al., Ad Hoc Networks 164 (2024); Alramli PhD thesis (UPM 2025) ch. 4",
     params: &[],
-    build: |_p: &Params| Box::new(Rttv::default()),
+    build: |p: &Params| Box::new(Rttv { stack: p.profile, ..Rttv::default() }),
 };
 
 /// `(rtt_max + rtt_base) / rtt_cur` (thesis eq. 4.4 "TimeRatio"), if all three are known.
@@ -30,6 +30,8 @@ pub fn time_ratio(cc: &CcState) -> Option<f64> {
 
 #[derive(Default)]
 pub struct Rttv {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     acc: FracAcc,
 }
 
@@ -38,7 +40,7 @@ impl CongestionControl for Rttv {
         "rttv"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if !slow_start_then_ca(cc, ack.segments_acked) {
+        if !slow_start_then_ca(self.stack, cc, ack.segments_acked) {
             return;
         }
         // eq. 4.4: F = sqrt((rtt_max + rtt_base) / rtt_cur * cwnd); eq. 4.5: cwnd += F / cwnd
@@ -46,7 +48,7 @@ impl CongestionControl for Rttv {
         per_rtt_increment(&mut self.acc, cc, f);
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        half_flight(cc) // beta = 0.5
+        half_flight(self.stack, cc) // beta = 0.5
     }
 }
 

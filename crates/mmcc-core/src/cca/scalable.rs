@@ -13,7 +13,7 @@
 //! - Slow start and RTO: as common conventions.
 
 use super::util::{add_segments, ca_segments, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, ParamSpec, Params, Profile};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "scalable",
@@ -27,10 +27,12 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
         },
         ParamSpec { name: "b", default: 0.125, min: 0.0, max: 1.0, help: "multiplicative decrease per loss (Kelly eq. 2)" },
     ],
-    build: |p: &Params| Box::new(Scalable { a: p.given("a"), b: p.get("b"), acc: FracAcc::default(), ack_cnt: 0 }),
+    build: |p: &Params| Box::new(Scalable { stack: p.profile, a: p.given("a"), b: p.get("b"), acc: FracAcc::default(), ack_cnt: 0 }),
 };
 
 pub struct Scalable {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     /// None: the profile's reference value ([`Scalable::a`]).
     a: Option<f64>,
     b: f64,
@@ -41,12 +43,12 @@ pub struct Scalable {
 
 impl Scalable {
     pub fn new(a: f64, b: f64) -> Self {
-        Scalable { a: Some(a), b, acc: FracAcc::default(), ack_cnt: 0 }
+        Scalable { stack: Profile::Linux, a: Some(a), b, acc: FracAcc::default(), ack_cnt: 0 }
     }
 
     /// Kelly's a: as given, else 1/100 (Linux TCP_SCALABLE_AI_CNT) or 1/50 (ns-3 AIFactor).
-    pub fn a(&self, cc: &CcState) -> f64 {
-        self.a.unwrap_or(if cc.ns3() { 1.0 / 50.0 } else { 1.0 / 100.0 })
+    pub fn a(&self) -> f64 {
+        self.a.unwrap_or(if self.stack.is_ns3() { 1.0 / 50.0 } else { 1.0 / 100.0 })
     }
 }
 
@@ -87,9 +89,9 @@ impl CongestionControl for Scalable {
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         // ns-3 TcpScalable and Linux tcp_scalable both count acknowledged segments.
-        let segs = ca_segments(cc, ack.segments_acked);
-        let a = self.a(cc);
-        if cc.ns3() {
+        let segs = ca_segments(self.stack, cc, ack.segments_acked);
+        let a = self.a();
+        if self.stack.is_ns3() {
             // ns-3 TcpNewReno::IncreaseWindow -> TcpScalable::CongestionAvoidance with the
             // segments slow start left over (called with none too, once cwnd >= ssthresh),
             // AIFactor = 1/a (50 by default)
@@ -104,7 +106,7 @@ impl CongestionControl for Scalable {
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             // ns-3 TcpScalable::GetSsThresh: max(floor(flight segments * (1 - b)), 2) segments
             let w = (cc.bytes_in_flight / cc.mss) as f64;
             return ((w * (1.0 - self.b)) as u64).max(2) * cc.mss;
@@ -134,11 +136,11 @@ mod tests {
 
     #[test]
     fn the_default_a_follows_the_profile() {
-        let s = Scalable { a: None, b: 0.125, acc: FracAcc::default(), ack_cnt: 0 };
+        let mut s = Scalable { stack: crate::cca::Profile::Linux, a: None, b: 0.125, acc: FracAcc::default(), ack_cnt: 0 };
         let mut cc = state(1000, 1000, 10);
-        assert_eq!(s.a(&cc), 0.01); // Linux TCP_SCALABLE_AI_CNT = 100
-        cc.profile = crate::cca::Profile::Ns3;
-        assert_eq!(s.a(&cc), 0.02); // ns-3 AIFactor = 50
+        assert_eq!(s.a(), 0.01); // Linux TCP_SCALABLE_AI_CNT = 100
+        s.stack = crate::cca::Profile::Ns3;
+        assert_eq!(s.a(), 0.02); // ns-3 AIFactor = 50
         // ns-3 ssthresh: from the flight, whole segments: 0.875 * 99 = 86.6 -> 86
         cc.bytes_in_flight = 99_500;
         assert_eq!(s.ssthresh(&cc), 86_000);
@@ -192,9 +194,8 @@ mod tests {
     /// ns-3 3.37: 100 Mb/s, 1e-4, seed 1).
     #[test]
     fn ns3_profile_grows_in_whole_segments() {
-        let mut s = Scalable { a: None, b: 0.125, acc: FracAcc::default(), ack_cnt: 0 };
+        let mut s = Scalable { stack: crate::cca::Profile::Ns3, a: None, b: 0.125, acc: FracAcc::default(), ack_cnt: 0 };
         let mut cc = state(1400, 2518, 2518);
-        cc.profile = crate::cca::Profile::Ns3;
         s.increase_window(&mut cc, &ack(17, 1400, None));
         assert_eq!(cc.cwnd, 2518 * 1400);
         for _ in 0..16 {
@@ -203,7 +204,7 @@ mod tests {
         assert_eq!(cc.cwnd, 2518 * 1400); // 17 + 2 x 16 = 49 < 50
         s.increase_window(&mut cc, &ack(2, 1400, None));
         assert_eq!(cc.cwnd, 2519 * 1400); // 51 >= 50
-        let mut linux = Scalable { a: None, b: 0.125, acc: FracAcc::default(), ack_cnt: 0 };
+        let mut linux = Scalable { stack: crate::cca::Profile::Linux, a: None, b: 0.125, acc: FracAcc::default(), ack_cnt: 0 };
         let mut cc = state(1400, 2518, 2518);
         linux.increase_window(&mut cc, &ack(17, 1400, None));
         assert_eq!(cc.cwnd, 2518 * 1400 + 238); // Linux: 17 x 0.01 x 1400

@@ -7,18 +7,20 @@
 //! of fast recovery (ns-3 has no Tahoe; this follows the D-TCP paper's benchmark).
 
 use super::util::{half_flight, reno_ca, slow_start_then_ca, FracAcc};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, Params, Profile};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "tahoe",
     aliases: &["tcp-tahoe"],
     source: "Jacobson 1988 / RFC 5681 without fast recovery",
     params: &[],
-    build: |_p: &Params| Box::new(Tahoe::default()),
+    build: |p: &Params| Box::new(Tahoe { stack: p.profile, ..Tahoe::default() }),
 };
 
 #[derive(Default)]
 pub struct Tahoe {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     acc: FracAcc,
 }
 
@@ -27,12 +29,12 @@ impl CongestionControl for Tahoe {
         "tahoe"
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if slow_start_then_ca(cc, ack.segments_acked) {
+        if slow_start_then_ca(self.stack, cc, ack.segments_acked) {
             reno_ca(&mut self.acc, cc);
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        half_flight(cc) // RFC 5681 eq. (4)
+        half_flight(self.stack, cc) // RFC 5681 eq. (4)
     }
     fn uses_fast_recovery(&self) -> bool {
         false

@@ -1,6 +1,6 @@
 //! Building blocks shared by several algorithms.
 
-use super::CcState;
+use super::{CcState, Profile};
 use crate::time::Dur;
 
 /// Additive-increase accumulator shared by Reno-style algorithms: adds `num / den` bytes with
@@ -34,8 +34,8 @@ impl FracAcc {
 ///   segment, capped at ssthresh;
 /// - `ns3` (`TcpNewReno::SlowStart`): cwnd += one MSS per ACK that acknowledges at least one
 ///   segment, not capped; the other segments of the ACK are left over.
-pub fn slow_start(cc: &mut CcState, segments: u32) -> u32 {
-    if cc.ns3() {
+pub fn slow_start(stack: Profile, cc: &mut CcState, segments: u32) -> u32 {
+    if stack.is_ns3() {
         if segments == 0 {
             return 0;
         }
@@ -50,34 +50,43 @@ pub fn slow_start(cc: &mut CcState, segments: u32) -> u32 {
 
 /// Appropriate byte counting without a cap (ns-3 `TcpCubic` slow start; Linux CUBIC uses
 /// `tcp_slow_start`): cwnd += MSS per acknowledged segment.
-pub fn slow_start_abc(cc: &mut CcState, segments: u32) -> u32 {
-    if cc.ns3() {
+pub fn slow_start_abc(stack: Profile, cc: &mut CcState, segments: u32) -> u32 {
+    if stack.is_ns3() {
         cc.cwnd += segments as u64 * cc.mss;
         return 0;
     }
-    slow_start(cc, segments)
+    slow_start(stack, cc, segments)
+}
+
+/// The window a loss halves: bytes in flight in ns-3 (`TcpSocketBase` calls
+/// `GetSsThresh(tcb, bytesInFlight)`), cwnd in Linux (`ca_ops->ssthresh` reads `tcp_snd_cwnd`).
+pub fn loss_window(stack: Profile, cc: &CcState) -> u64 {
+    match stack {
+        Profile::Ns3 => cc.bytes_in_flight,
+        Profile::Linux => cc.cwnd,
+    }
 }
 
 /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 * SMSS); the flight is the bytes in
-/// flight in ns-3 and cwnd in Linux (`tcp_reno_ssthresh`), see [`CcState::loss_window`].
-pub fn half_flight(cc: &CcState) -> u64 {
-    (cc.loss_window() / 2).max(cc.min_ssthresh())
+/// flight in ns-3 and cwnd in Linux (`tcp_reno_ssthresh`), see [`loss_window`].
+pub fn half_flight(stack: Profile, cc: &CcState) -> u64 {
+    (loss_window(stack, cc) / 2).max(cc.min_ssthresh())
 }
 
 /// The common start of `increase_window`: standard slow start for the acknowledged segments
 /// (RFC 5681 / RFC 3465), then whether congestion avoidance applies to this ACK (segments were
 /// left over and cwnd has reached ssthresh).
 #[inline]
-pub fn slow_start_then_ca(cc: &mut CcState, segments_acked: u32) -> bool {
-    ca_segments(cc, segments_acked) > 0
+pub fn slow_start_then_ca(stack: Profile, cc: &mut CcState, segments_acked: u32) -> bool {
+    ca_segments(stack, cc, segments_acked) > 0
 }
 
 /// As [`slow_start_then_ca`], returning the segments congestion avoidance counts (0: none).
 #[inline]
-pub fn ca_segments(cc: &mut CcState, segments_acked: u32) -> u32 {
+pub fn ca_segments(stack: Profile, cc: &mut CcState, segments_acked: u32) -> u32 {
     let mut segs = segments_acked;
     if cc.in_slow_start() {
-        segs = slow_start(cc, segs);
+        segs = slow_start(stack, cc, segs);
     }
     if cc.in_slow_start() {
         0
@@ -192,11 +201,11 @@ pub fn reno_ca(acc: &mut FracAcc, cc: &mut CcState) {
 /// - `linux` (`tcp_cong_avoid_ai(tp, cwnd, acked)`): SMSS * SMSS / cwnd per acknowledged
 ///   segment, all against the same cwnd, the fraction carried.
 #[inline]
-pub fn reno_ca_acked(acc: &mut FracAcc, cc: &mut CcState, segments: u32) {
+pub fn reno_ca_acked(stack: Profile, acc: &mut FracAcc, cc: &mut CcState, segments: u32) {
     if segments == 0 {
         return;
     }
-    if cc.ns3() {
+    if stack.is_ns3() {
         cc.cwnd += (cc.mss * cc.mss / cc.cwnd.max(1)).max(1);
     } else {
         let cwnd = cc.cwnd;

@@ -22,7 +22,7 @@
 //! `ns3` profile held 97 segments against ns-3's 129.
 
 use super::util::{reno_ca_acked, set_cwnd_segments, slow_start, FracAcc, Round};
-use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, ParamSpec, Params, Profile};
 use crate::time::Dur;
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -34,10 +34,12 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
         ParamSpec { name: "beta", default: 4.0, min: 0.0, max: 10000.0, help: "upper bound of queued segments" },
         ParamSpec { name: "gamma", default: 1.0, min: 0.0, max: 10000.0, help: "slow-start exit threshold (segments)" },
     ],
-    build: |p: &Params| Box::new(Vegas::new(p.get("alpha"), p.get("beta"), p.get("gamma"))),
+    build: |p: &Params| Box::new(Vegas { stack: p.profile, ..Vegas::new(p.get("alpha"), p.get("beta"), p.get("gamma")) }),
 };
 
 pub struct Vegas {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     alpha: f64,
     beta: f64,
     gamma: f64,
@@ -49,7 +51,7 @@ pub struct Vegas {
 
 impl Vegas {
     pub fn new(alpha: f64, beta: f64, gamma: f64) -> Self {
-        Vegas { alpha, beta, gamma, base_rtt: None, round: Round::default(), enabled: true, acc: FracAcc::default() }
+        Vegas { stack: Profile::Linux, alpha, beta, gamma, base_rtt: None, round: Round::default(), enabled: true, acc: FracAcc::default() }
     }
 
     /// The per-RTT Vegas decision given the round's minimum RTT; returns the new cwnd.
@@ -57,7 +59,7 @@ impl Vegas {
         let base = self.base_rtt.unwrap_or(rtt).secs_f64();
         let w = (cc.cwnd / cc.mss) as f64; // whole segments, as ns-3
         let mut target = w * base / rtt.secs_f64(); // expected-rate window
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             // ns-3 TcpVegas: targetCwnd is a uint32 (truncated), so diff = cwnd - target is
             // rounded up to whole segments
             target = target.floor();
@@ -74,7 +76,7 @@ impl Vegas {
             } else {
                 // still little queued: this ACK grows cwnd as slow start does (ns-3
                 // `TcpNewReno::SlowStart`, Linux `tcp_slow_start` in tcp_vegas_cong_avoid)
-                slow_start(cc, segments_acked);
+                slow_start(self.stack, cc, segments_acked);
             }
             // ns-3 and Linux end every branch with ssthresh = max(ssthresh, 3/4 cwnd)
             cc.ssthresh = cc.ssthresh.max(cc.cwnd * 3 / 4);
@@ -105,7 +107,7 @@ impl CongestionControl for Vegas {
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         // ns-3 TcpVegas: the cycle ends once everything sent before it is acknowledged
         let round_end =
-            if cc.ns3() { self.round.on_ack_reaching_end(cc, ack.rtt) } else { self.round.on_ack(cc, ack.rtt) };
+            if self.stack.is_ns3() { self.round.on_ack_reaching_end(cc, ack.rtt) } else { self.round.on_ack(cc, ack.rtt) };
         if !self.enabled {
             self.reno(cc, ack);
             return;
@@ -118,7 +120,7 @@ impl CongestionControl for Vegas {
                 _ => self.reno(cc, ack),
             }
         } else if cc.in_slow_start() {
-            slow_start(cc, ack.segments_acked);
+            slow_start(self.stack, cc, ack.segments_acked);
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
@@ -141,11 +143,11 @@ impl Vegas {
     fn reno(&mut self, cc: &mut CcState, ack: &AckEvent) {
         let mut segs = ack.segments_acked;
         if cc.in_slow_start() {
-            segs = slow_start(cc, segs);
+            segs = slow_start(self.stack, cc, segs);
         }
         if !cc.in_slow_start() {
             // ns-3 TcpNewReno::IncreaseWindow, Linux tcp_reno_cong_avoid
-            reno_ca_acked(&mut self.acc, cc, segs);
+            reno_ca_acked(self.stack, &mut self.acc, cc, segs);
         }
     }
 }
@@ -165,9 +167,9 @@ mod tests {
     fn ns3_rounds_the_queue_estimate_up() {
         // 129 segments, base 22 ms, round minimum 22.24 ms: 129 * 22/22.24 = 127.6 queued 1.4;
         // ns-3 truncates the target to 127: 2 queued = alpha, so cwnd holds
-        let (v, mut cc) = vegas_at(129, 22);
+        let (mut v, mut cc) = vegas_at(129, 22);
         cc.ssthresh = 10_000;
-        cc.profile = crate::cca::Profile::Ns3;
+        v.stack = crate::cca::Profile::Ns3;
         v.update(&mut cc, Dur::from_micros(22_240), 1);
         assert_eq!(cc.cwnd, 129_000);
         let (v, mut cc) = vegas_at(129, 22);
@@ -183,7 +185,7 @@ mod tests {
         for (profile, cwnd_after) in [(crate::cca::Profile::Ns3, 11_000), (crate::cca::Profile::Linux, 10_000)] {
             let (mut v, mut cc) = vegas_at(10, 20);
             cc.ssthresh = 5_000;
-            cc.profile = profile;
+            v.stack = profile;
             cc.snd_nxt = 10_000; // the cycle: everything up to 10,000
             for una in [1_000, 4_000, 7_000, 10_000] {
                 cc.snd_una = una;

@@ -14,17 +14,19 @@
 //! smoothed RTT, and the filter starting from zero.
 
 use super::util::{ca_segments, reno_ca_acked, FracAcc, RoundRate};
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, ParamSpec, Params, Profile};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
     name: "westwood",
     aliases: &["westwood+", "westwoodplus", "westwood-plus", "tcp-westwood"],
     source: "Grieco & Mascolo, ACM CCR 34(2) 2004 (Westwood+; ns-3 TcpWestwoodPlus, Tustin filter)",
     params: &[ParamSpec { name: "alpha", default: 0.9, min: 0.0, max: 1.0, help: "Tustin filter gain" }],
-    build: |p: &Params| Box::new(Westwood::new(p.get("alpha"))),
+    build: |p: &Params| Box::new(Westwood { stack: p.profile, ..Westwood::new(p.get("alpha")) }),
 };
 
 pub struct Westwood {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     alpha: f64,
     /// Filtered bandwidth estimate, bytes per second.
     bwe: f64,
@@ -39,6 +41,7 @@ pub struct Westwood {
 impl Westwood {
     pub fn new(alpha: f64) -> Self {
         Westwood {
+            stack: Profile::Linux,
             alpha,
             bwe: 0.0,
             last_sample: 0.0,
@@ -114,7 +117,7 @@ impl CongestionControl for Westwood {
         "westwood"
     }
     fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             self.ns3_on_ack(cc, ack);
             return;
         }
@@ -126,12 +129,12 @@ impl CongestionControl for Westwood {
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         // NewReno's growth (ns-3 TcpWestwood inherits TcpNewReno; Linux tcp_westwood uses
         // tcp_reno_cong_avoid)
-        let segs = ca_segments(cc, ack.segments_acked);
-        reno_ca_acked(&mut self.acc, cc, segs);
+        let segs = ca_segments(self.stack, cc, ack.segments_acked);
+        reno_ca_acked(self.stack, &mut self.acc, cc, segs);
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
         // ssthresh = BWE * RTT_min
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             // ns-3 GetSsThresh: (m_currentBW * m_minRtt) / 8.0 (bits per second times seconds),
             // with an EstimateBW event that fired since the last ACK (e.g. before a timeout)
             let bwe = self.ns3_estimate_due(cc).map_or(self.bwe, |(b, _)| b);
@@ -163,7 +166,7 @@ mod tests {
     fn ns3_counts_duplicate_acks_and_samples_once_per_smoothed_rtt() {
         let mut w = Westwood::new(0.9);
         let mut cc = state(1000, 100, 10);
-        cc.profile = crate::cca::Profile::Ns3;
+        w.stack = crate::cca::Profile::Ns3;
         let rtt = Some(20);
         // 10 ACKs of 2 segments and 5 duplicate ACKs (the stack passes 1 segment, as ns-3's
         // PktsAcked(tcb, 1, ..)) within 20 ms
@@ -202,7 +205,7 @@ mod tests {
             let mut w = Westwood::new(0.9);
             let mut cc = state(1400, 100, 10);
             cc.cwnd = 161_547;
-            cc.profile = profile;
+            w.stack = profile;
             w.increase_window(&mut cc, &super::super::testing::ack(2, 1400, Some(20)));
             assert_eq!(cc.cwnd, after, "{profile:?}");
         }

@@ -22,8 +22,8 @@
 //! `tcp_vegas_enable`).
 
 use super::scalable::ns3_stcp_ca;
-use super::util::{add_segments, reno_ca_acked, slow_start, FracAcc, Round};
-use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, CongestionEvent, Params};
+use super::util::{add_segments, reno_ca_acked, slow_start, FracAcc, Round, loss_window};
+use super::{AckEvent, AlgorithmInfo, CaState, CcState, CongestionControl, CongestionEvent, Params, Profile};
 use crate::time::Dur;
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -31,7 +31,7 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
     aliases: &["yeah-tcp", "tcp-yeah"],
     source: "Baiocchi et al., PFLDnet 2007 (Linux tcp_yeah.c, ns-3 TcpYeah)",
     params: &[],
-    build: |_p: &Params| Box::new(Yeah::default()),
+    build: |p: &Params| Box::new(Yeah { stack: p.profile, ..Yeah::default() }),
 };
 
 const ALPHA: f64 = 80.0;
@@ -44,6 +44,8 @@ const ZETA: u32 = 50;
 const STCP_AI_CNT: f64 = 100.0;
 
 pub struct Yeah {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     base_rtt: Option<Dur>,
     round: Round,
     last_q: f64,
@@ -58,6 +60,7 @@ pub struct Yeah {
 impl Default for Yeah {
     fn default() -> Self {
         Yeah {
+            stack: Profile::Linux,
             base_rtt: None,
             round: Round::default(),
             last_q: 0.0,
@@ -81,8 +84,8 @@ impl CongestionControl for Yeah {
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         if cc.in_slow_start() {
-            slow_start(cc, ack.segments_acked);
-        } else if self.doing_reno_now == 0 && cc.ns3() {
+            slow_start(self.stack, cc, ack.segments_acked);
+        } else if self.doing_reno_now == 0 && self.stack.is_ns3() {
             // fast mode, ns-3: m_stcp->IncreaseWindow (TcpScalable, AIFactor = StcpAiFactor 100)
             ns3_stcp_ca(&mut self.stcp_ack_cnt, cc, ack.segments_acked, STCP_AI_CNT as u32);
         } else if self.doing_reno_now == 0 {
@@ -92,11 +95,11 @@ impl CongestionControl for Yeah {
             add_segments(&mut self.acc, cc, ack.segments_acked.max(1) as f64 / per);
         } else {
             // slow mode: ns-3 TcpNewReno::CongestionAvoidance, Linux tcp_cong_avoid_ai
-            reno_ca_acked(&mut self.acc, cc, ack.segments_acked);
+            reno_ca_acked(self.stack, &mut self.acc, cc, ack.segments_acked);
         }
         // ns-3 TcpYeah: `m_lastAckedSeq >= m_begSndNxt`; Linux: after(ack, beg_snd_nxt)
         let round_end =
-            if cc.ns3() { self.round.on_ack_reaching_end(cc, ack.rtt) } else { self.round.on_ack(cc, ack.rtt) };
+            if self.stack.is_ns3() { self.round.on_ack_reaching_end(cc, ack.rtt) } else { self.round.on_ack(cc, ack.rtt) };
         if round_end {
             if let (Some(rtt), Some(base)) = (self.round.min_rtt, self.base_rtt) {
                 if self.round.samples > 2 {
@@ -107,15 +110,15 @@ impl CongestionControl for Yeah {
         }
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        // the window reduced: ns-3 the bytes in flight, Linux cwnd (CcState::loss_window)
-        let w = (cc.loss_window() / cc.mss) as f64;
+        // the window reduced: ns-3 the bytes in flight, Linux cwnd (util::loss_window)
+        let w = (loss_window(self.stack, cc) / cc.mss) as f64;
         let half = (w / 2.0).floor().max(2.0);
         let reduction = if self.doing_reno_now < RHO {
             self.last_q.min(half).max((w / (1u64 << DELTA) as f64).floor())
         } else {
             half
         };
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             // TcpYeah::GetSsThresh: bytesInFlight - reduction segments, at least 2 MSS
             return cc.bytes_in_flight.saturating_sub(reduction as u64 * cc.mss).max(cc.min_ssthresh());
         }
@@ -142,7 +145,7 @@ impl Yeah {
         let queue = (w * (rtt_s - base_s) / rtt_s).floor(); // Q = cwnd (rtt - base) / rtt
         // ns-3 TcpYeah compares L with `1 / m_phy`, an integer division (uint32 m_phy = 8)
         // that is 0: any queueing delay means slow mode there. The ns3 profile keeps that.
-        let l_max = if cc.ns3() { 0.0 } else { 1.0 / PHY };
+        let l_max = if self.stack.is_ns3() { 0.0 } else { 1.0 / PHY };
         if queue > ALPHA || (rtt_s - base_s) / base_s > l_max {
             if queue > ALPHA && w > self.reno_count {
                 // precautionary decongestion
@@ -190,22 +193,19 @@ mod tests {
 
     #[test]
     fn ns3_leaves_fast_mode_at_any_queueing_delay() {
-        let mut y = Yeah::default();
+        let mut y = Yeah { stack: crate::cca::Profile::Ns3, ..Default::default() };
         let mut cc = state(1000, 100, 10);
-        cc.profile = crate::cca::Profile::Ns3;
         y.round_end(&mut cc, Dur::from_micros(22_100), Dur::from_millis(22));
         assert_eq!(y.doing_reno_now, 1, "ns-3: 1/phy is 0 in integers");
-        let mut y = Yeah::default();
-        cc.profile = crate::cca::Profile::Linux;
+        let mut y = Yeah { stack: crate::cca::Profile::Linux, ..Default::default() };
         y.round_end(&mut cc, Dur::from_micros(22_100), Dur::from_millis(22));
         assert_eq!(y.doing_reno_now, 0, "Linux: 0.1 ms over 22 ms is below 1/8");
     }
 
     #[test]
     fn ns3_reduces_the_bytes_in_flight() {
-        let mut y = Yeah::default();
+        let mut y = Yeah { stack: crate::cca::Profile::Ns3, ..Default::default() };
         let mut cc = state(1000, 400, 10);
-        cc.profile = crate::cca::Profile::Ns3;
         cc.bytes_in_flight = 300_500; // 300 segments: reduction max(10, 300/8 = 37) = 37
         y.last_q = 10.0;
         assert_eq!(y.ssthresh(&cc), 300_500 - 37_000);
@@ -225,10 +225,8 @@ mod tests {
 
     /// A YeAH in congestion avoidance at 100 segments, fast mode, base RTT 20 ms.
     fn fast_at(profile: crate::cca::Profile) -> (Yeah, CcState) {
-        let y = Yeah { base_rtt: Some(Dur::from_millis(20)), ..Default::default() };
-        let mut cc = state(1000, 100, 10);
-        cc.profile = profile;
-        (y, cc)
+        let y = Yeah { stack: profile, base_rtt: Some(Dur::from_millis(20)), ..Default::default() };
+        (y, state(1000, 100, 10))
     }
 
     /// ns-3's fast mode is TcpScalable's arithmetic (StcpAiFactor 100): whole segments, one

@@ -157,7 +157,6 @@ impl TcpSender {
     ) -> TcpSender {
         let mss = cfg.mss as u64;
         let mut cc = CcState::new(mss, cfg.initial_cwnd as u64);
-        cc.profile = cfg.profile;
         if let Some(s) = cfg.initial_ssthresh {
             cc.ssthresh = s;
         }

@@ -43,7 +43,7 @@ mod ns3;
 use linux::{LinuxState, BETA_SCALE, LINUX_HZ, LINUX_JIFFY_NS};
 use ns3::{Ns3State, NS3_CUBIC_DELTA};
 use super::util::slow_start_abc;
-use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params};
+use super::{AckEvent, AlgorithmInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params, Profile};
 use crate::time::{Dur, Time};
 
 pub static INFO: AlgorithmInfo = AlgorithmInfo {
@@ -57,7 +57,8 @@ pub static INFO: AlgorithmInfo = AlgorithmInfo {
         ParamSpec { name: "fast_convergence", default: 1.0, min: 0.0, max: 1.0, help: "1: on, 0: off" },
     ],
     build: |p: &Params| {
-        Box::new(Cubic::new(p.get("c"), p.get("beta"), p.get("hystart") != 0.0, p.get("fast_convergence") != 0.0))
+        let c = Cubic::new(p.get("c"), p.get("beta"), p.get("hystart") != 0.0, p.get("fast_convergence") != 0.0);
+        Box::new(Cubic { stack: p.profile, ..c })
     },
 };
 
@@ -68,6 +69,8 @@ const HYSTART_DELAY_MIN: Dur = Dur::from_millis(4);
 const HYSTART_DELAY_MAX: Dur = Dur::from_millis(16);
 
 pub struct Cubic {
+    /// The reference whose arithmetic this instance follows, chosen when it is built.
+    pub(crate) stack: Profile,
     c: f64,
     beta: f64,
     hystart: bool,
@@ -94,6 +97,7 @@ pub struct Cubic {
 impl Cubic {
     pub fn new(c: f64, beta: f64, hystart: bool, fast_convergence: bool) -> Self {
         Cubic {
+            stack: Profile::Linux,
             c,
             beta,
             hystart,
@@ -181,7 +185,7 @@ impl CongestionControl for Cubic {
         "cubic"
     }
     fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             // ns-3 TcpCubic::PktsAcked (rtt = the smoothed estimate): nothing within CubicDelta
             // of an epoch's start; the minimum delay; HyStart while in slow start from 16 segments
             if self.epoch_start.is_some_and(|e| cc.now - e < NS3_CUBIC_DELTA) {
@@ -210,7 +214,7 @@ impl CongestionControl for Cubic {
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
         let mut segs = ack.segments_acked;
         if cc.in_slow_start() {
-            if self.hystart && cc.ns3() {
+            if self.hystart && self.stack.is_ns3() {
                 // ns-3 TcpCubic::IncreaseWindow: a new HyStart round once the cumulative ACK
                 // passes the round's end (after PktsAcked has seen this ACK)
                 if cc.snd_una > self.round_end {
@@ -219,12 +223,12 @@ impl CongestionControl for Cubic {
             } else if self.hystart {
                 self.hystart_update(cc, ack.rtt);
             }
-            segs = slow_start_abc(cc, segs);
+            segs = slow_start_abc(self.stack, cc, segs);
         }
         if segs == 0 || cc.in_slow_start() {
             return;
         }
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             // ns-3 TcpCubic::IncreaseWindow: m_cWndCnt += segmentsAcked; one segment per cnt
             self.cwnd_cnt += segs as u64;
             let cnt = self.ns3_update(cc);
@@ -251,7 +255,7 @@ impl CongestionControl for Cubic {
         cc.cwnd += (w - seg) * cc.mss;
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
-        if cc.ns3() {
+        if self.stack.is_ns3() {
             // ns-3 TcpCubic::GetSsThresh: max(floor(segCwnd * beta), 2) whole segments
             return ((((cc.cwnd / cc.mss) as f64 * self.beta) as u64).max(2)) * cc.mss;
         }
@@ -260,7 +264,7 @@ impl CongestionControl for Cubic {
         ((cc.cwnd / cc.mss * beta / BETA_SCALE).max(2)) * cc.mss
     }
     fn on_congestion_event(&mut self, cc: &mut CcState, ev: &CongestionEvent) {
-        if !cc.ns3() {
+        if !self.stack.is_ns3() {
             // Linux bictcp_recalc_ssthresh (section 4.7 fast convergence, whole segments), then
             // on a timeout bictcp_reset (TCP_CA_Loss): everything back to zero
             let (_, beta, _) = self.linux_constants();
@@ -398,7 +402,7 @@ mod tests {
         for profile in [crate::cca::Profile::Linux, crate::cca::Profile::Ns3] {
             let mut c = Cubic::new(0.4, 0.7, false, true);
             let mut cc = state(1000, 100, 10);
-            cc.profile = profile;
+            c.stack = profile;
             let ev = loss(CongestionKind::FastRetransmit, &cc);
             c.on_congestion_event(&mut cc, &ev);
             assert_eq!(c.w_max(), 100.0);
@@ -415,7 +419,7 @@ mod tests {
         // target = 100 - 29 = 71, cnt = 70 / (71 - 70) = 70 segments per increase.
         let mut c = Cubic::new(0.4, 0.7, false, true);
         let mut cc = state(1000, 100, 10);
-        cc.profile = crate::cca::Profile::Ns3;
+        c.stack = crate::cca::Profile::Ns3;
         let ev = loss(CongestionKind::FastRetransmit, &cc);
         assert_eq!(c.ssthresh(&cc), 70_000);
         c.on_congestion_event(&mut cc, &ev);
@@ -445,7 +449,7 @@ mod tests {
     fn ns3_hystart_needs_twice_the_minimum_delay() {
         let mut c = Cubic::new(0.4, 0.7, true, true);
         let mut cc = state(1000, 20, u64::MAX / 1000);
-        cc.profile = crate::cca::Profile::Ns3;
+        c.stack = crate::cca::Profile::Ns3;
         let send = |c: &mut Cubic, cc: &mut CcState, rtt_ms: u64| {
             cc.now += Dur::from_millis(5); // ACKs 5 ms apart: no ACK train
             cc.snd_una += 1000;

@@ -1,4 +1,5 @@
 import copy
+import json
 
 import pytest
 
@@ -43,7 +44,10 @@ def test_one_schema_defaults_and_rules_come_from_the_core():
     comes back complete, and a rule's message gets the file name in front of the core's key."""
     cfg = normalize(BASE, "s.toml")
     assert cfg["links"][0]["mtu"] == 1500 and cfg["record"]["bin"] == 100_000_000
-    assert cfg["flows"][0]["tcp"]["mss"] == 1448 and cfg["flows"][0]["app"] == {"type": "bulk", "bytes": None, "write_size": None}
+    # a TCP knob left unset stays unset (its profile decides it when the flow is built)
+    tcp = json.loads(mmcc._core.resolve_tcp(json.dumps(cfg["flows"][0]["tcp"])))
+    assert cfg["flows"][0]["tcp"]["mss"] is None and tcp["mss"] == 1448
+    assert cfg["flows"][0]["app"] == {"type": "bulk", "bytes": None, "write_size": None}
     assert cfg["links"][0]["ab"]["queue"] == {"type": "droptail", "limit_bytes": None, "limit_packets": 1000,
                                              "room_bytes": None}
     # relations between keys and ranges: the core's messages, with the file and the user's key names
@@ -247,3 +251,28 @@ def test_rate_application_write_count():
     raw["flows"][0]["app"] = {"type": "bulk", "writes": 100}
     with pytest.raises(ScenarioError, match="app.writes: only a rate application has this key"):
         Scenario.from_dict(raw).config
+
+
+def test_the_tcp_table_of_the_docs_is_the_cores_declaration():
+    """docs/scenario-format.md's [tcp] table is generated from crates/mmcc-core/src/tcp/knobs.rs
+    (`python -m mmcc.docs_tables --write`); a knob added or changed there without it fails."""
+    from mmcc import docs_tables
+
+    assert docs_tables.main([]) == 0
+
+
+@pytest.mark.parametrize("profile", ["linux", "ns3"])
+def test_every_tcp_knob_written_as_the_docs_show_it_gives_that_value(profile):
+    """Each knob, set in a scenario to its profile's value as the docs table writes it, reaches
+    the core under its own name and resolves to that value (the reader, the key names and the
+    units all come from the one declaration)."""
+    from mmcc import _core, docs_tables, schema
+
+    knobs = [k for k in schema.tcp_knobs() if k[profile] is not None]
+    tcp = {k["key"]: (k[profile] if k["kind"] in ("bool", "count") else docs_tables.show(k["kind"], k[profile]).strip('"'))
+           for k in knobs}
+    d = copy.deepcopy(BASE)
+    d["tcp"] = tcp
+    sc = Scenario.from_dict(d)
+    resolved = json.loads(_core.resolve_tcp(json.dumps(sc.config["flows"][0]["tcp"])))
+    assert {k["name"]: resolved[k["name"]] for k in knobs} == {k["name"]: k[profile] for k in knobs}

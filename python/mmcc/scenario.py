@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
-from . import _core
+from . import _core, schema
 from .parse import (  # noqa: F401 (ERROR_CHARS, one_line: part of this module's interface)
     BOOL, ERROR_CHARS, FLOAT, FREQ, INT, ONE_OF, RATE, SIZE, SIZE32, STR, TIME, U32, U64, Parser,
     ScenarioError, _bounded_float, _Ctx, _list, _table, one_line,
@@ -48,48 +48,10 @@ MAX_FLOWS = 100_000
 
 # ---- schema -------------------------------------------------------------------------------
 
-TCP_FIELDS: dict[str, Parser] = {
-    "profile": ONE_OF("linux", "ns3"),
-    "segment_size": SIZE32,
-    "initial_cwnd": U32,
-    "initial_ssthresh": SIZE,
-    "initial_rto": TIME,
-    "min_rto": TIME,
-    "max_rto": TIME,
-    "rto_estimator": ONE_OF("rfc6298", "linux"),
-    "clock_granularity": TIME,
-    "dupthresh": U32,
-    "sack": BOOL,
-    "delayed_ack_count": U32,
-    "delayed_ack_timeout": TIME,
-    "send_buffer": SIZE,
-    "recv_buffer": SIZE,
-    "recv_autotune": BOOL,
-    "recv_buffer_initial": SIZE,
-    "recv_truesize": SIZE32,
-    "sack_compression": BOOL,
-    "pacing": BOOL,
-    "detect_lost_retransmissions": BOOL,
-    "rack": BOOL,
-    "tso_defer": BOOL,
-    "send_buffer_truesize": BOOL,
-    "cwnd_validation": BOOL,
-    "quickack": BOOL,
-    "timestamps": BOOL,
-    "frto": BOOL,
-    "handshake": BOOL,
-}
-# user-facing name -> core (serde) name
-TCP_CORE_NAMES = {
-    "segment_size": "mss",
-    "delayed_ack_count": "delack_count",
-    "delayed_ack_timeout": "delack_timeout",
-    "send_buffer": "snd_buf",
-    "recv_buffer": "rcv_buf",
-    "recv_autotune": "rcv_autotune",
-    "recv_buffer_initial": "rcv_buf_initial",
-    "recv_truesize": "rcv_truesize",
-}
+#: The `[tcp]` keys and their parsers, and scenario key -> core name where they differ: from the
+#: core's declaration of each knob (`mmcc.schema`, crates/mmcc-core/src/tcp/knobs.rs).
+TCP_FIELDS: dict[str, Parser] = schema.tcp_fields()
+TCP_CORE_NAMES: dict[str, str] = schema.tcp_core_names()
 
 
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
@@ -127,8 +89,6 @@ def _queue(ctx, v, path):
         for k in ("target", "interval"):
             if k in t:
                 ctx.fail(f"{path}.{k}", "only a codel queue has this key")
-        if out["limit_bytes"] is None and out["limit_packets"] is None:
-            out["limit_packets"] = 1000  # as the core's QueueConfig::default()
     elif "admit_room" in t:
         ctx.fail(f"{path}.admit_room", "only a droptail queue has this key")
     else:  # CoDel's TARGET and INTERVAL default in the core (RFC 8289: 5 ms, 100 ms)
@@ -518,30 +478,15 @@ def _pcap(ctx: "_Ctx", raw) -> dict:
             "path": pt.get("path", "capture.pcap")}
 
 
-def link_route(config: dict, src: int, dst: int) -> list[tuple[int, str]] | None:
-    """The link directions (link index, "ab" | "ba") a packet from node `src` to node `dst` takes
-    in a normalized configuration of wired links, in order; None when there is no path. The
-    simulator's routing (Simulation::routes): a breadth-first search from the destination over
-    the ports in order (link 0 ab, link 0 ba, link 1 ab, ...), so ties go the same way."""
-    ports = [(i, d, a, b) for i, lk in enumerate(config["links"])
-             for d, a, b in (("ab", lk["a"], lk["b"]), ("ba", lk["b"], lk["a"]))]
-    first: dict[int, tuple[int, str, int]] = {}
-    seen = {dst}
-    queue = [dst]
-    while queue:
-        v = queue.pop(0)
-        for i, d, a, b in ports:
-            if b == v and a not in seen:
-                seen.add(a)
-                first[a] = (i, d, b)
-                queue.append(a)
-    if src != dst and src not in first:
+def link_route(config: dict, src: int, dst: int) -> list[tuple] | None:
+    """The hops (link index, "ab" | "ba") a packet from node `src` to node `dst` takes in a
+    normalized configuration, in order; None when there is no path. The simulator's own routing
+    (`SimConfig::route` in the core: shortest in hops, ties to the lower port); a radio hop is
+    ("radio", radio index, "down" | "up")."""
+    hops = json.loads(_core.route(json.dumps(config), src, dst))
+    if hops is None:
         return None
-    hops, u = [], src
-    while u != dst:
-        i, d, u = first[u]
-        hops.append((i, d))
-    return hops
+    return [tuple(h["link"]) if "link" in h else ("radio", *h["radio"]) for h in hops]
 
 
 # ---- loading ------------------------------------------------------------------------------

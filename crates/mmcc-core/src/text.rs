@@ -1,5 +1,6 @@
 //! How values appear in error messages.
 
+use crate::time::Dur;
 use std::fmt::Display;
 
 /// A number as a user would write it: Rust prints an `f64` in full positional form (1e300 as
@@ -10,6 +11,63 @@ pub fn number<T: Display>(v: T) -> String {
     match s.parse::<f64>() {
         Ok(x) if s.len() > 21 => format!("{x:e}"),
         _ => s,
+    }
+}
+
+/// `key: v is out of range; allowed: lo..hi` unless lo <= v <= hi (NaN is out of every range).
+pub fn within<T: PartialOrd + Display>(key: &str, v: T, lo: T, hi: T, unit: &str) -> Result<(), String> {
+    if v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err(format!(
+            "{key}: {}{unit} is out of range; allowed: {}{unit}..{}{unit}",
+            number(v),
+            number(lo),
+            number(hi)
+        ))
+    }
+}
+
+/// A duration as a scenario writes it: the largest unit that divides it.
+pub fn show(d: Dur) -> String {
+    let ns = d.0;
+    match ns {
+        0 => "0s".into(),
+        _ if ns.is_multiple_of(1_000_000_000) => format!("{}s", ns / 1_000_000_000),
+        _ if ns.is_multiple_of(1_000_000) => format!("{}ms", ns / 1_000_000),
+        _ if ns.is_multiple_of(1_000) => format!("{}us", ns / 1_000),
+        _ => format!("{ns}ns"),
+    }
+}
+
+pub fn within_dur(key: &str, d: Dur, lo: Dur, hi: Dur) -> Result<(), String> {
+    if d >= lo && d <= hi {
+        Ok(())
+    } else {
+        Err(format!(
+            "{key}: {} is out of range; allowed: {}..{}",
+            show(d),
+            show(lo),
+            show(hi)
+        ))
+    }
+}
+
+/// A value with a declared range (the TCP knobs, `tcp::knobs`): `key: v is out of range;
+/// allowed: lo..hi` in the value's own units (`kind` names them: sizes in bytes).
+pub trait Ranged: Sized {
+    fn within(&self, key: &str, lo: Self, hi: Self, kind: &str) -> Result<(), String>;
+}
+
+impl Ranged for u32 {
+    fn within(&self, key: &str, lo: u32, hi: u32, kind: &str) -> Result<(), String> {
+        within(key, *self, lo, hi, if kind.starts_with("size") { "B" } else { "" })
+    }
+}
+
+impl Ranged for Dur {
+    fn within(&self, key: &str, lo: Dur, hi: Dur, _kind: &str) -> Result<(), String> {
+        within_dur(key, *self, lo, hi)
     }
 }
 

@@ -45,7 +45,7 @@ fn mss_cca_gets_4_to_10_times_newreno_on_a_lossy_long_path() {
     // throughput is ~sqrt(53) = 7.3 times NewReno's (the square-root law).
     let tput = |cca: &str| {
         let mut cfg = lossy_path(cca, 80, 1e-4, 120);
-        cfg.flows[0].tcp.mss = 1400;
+        cfg.flows[0].tcp.mss = Some(1400);
         flow_stat(&run(cfg).unwrap(), "throughput_mbps")
     };
     let (m, n) = (tput("msscca"), tput("newreno"));

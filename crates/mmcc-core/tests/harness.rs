@@ -16,8 +16,8 @@ fn harness(drops: Vec<u64>, sack: bool) -> Simulation {
         Dur::from_secs(5),
     );
     cfg.links[1].ab.drop_list = drops;
-    cfg.flows[0].tcp.sack = sack;
-    cfg.flows[0].tcp.initial_ssthresh = Some(100 * 1448); // start in congestion avoidance soon
+    cfg.flows[0].tcp.sack = Some(sack);
+    cfg.flows[0].tcp.initial_ssthresh = Some(Some(100 * 1448)); // start in congestion avoidance soon
     cfg.record.trace = true;
     Simulation::new(cfg).unwrap()
 }
@@ -105,7 +105,7 @@ fn harness_rtx(drops: Vec<u64>, detect: bool) -> Simulation {
         Dur::from_secs(5),
     );
     cfg.links[1].ab.drop_list = drops;
-    cfg.flows[0].tcp.initial_ssthresh = Some(100 * 1448);
+    cfg.flows[0].tcp.initial_ssthresh = Some(Some(100 * 1448));
     cfg.flows[0].tcp.profile = if detect { Profile::Linux } else { Profile::Ns3 };
     assert_eq!(
         cfg.flows[0].tcp.resolve().detect_lost_retransmissions,
@@ -390,7 +390,7 @@ fn ns3_recovery_without_new_data_resends_unmarked_segments() {
             let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(2));
             cfg.links[1].ab.drop_list = vec![300];
             cfg.flows[0].tcp.profile = profile;
-            cfg.flows[0].tcp.initial_ssthresh = Some(100 * 1448);
+            cfg.flows[0].tcp.initial_ssthresh = Some(Some(100 * 1448));
             cfg.flows[0].tcp.snd_buf = Some(120 * 1448);
             Simulation::new(cfg).unwrap()
         };
@@ -638,7 +638,7 @@ fn ns3_bulk_sender_leaves_the_room_a_disorder_ack_frees_unwritten() {
         let mut cfg = dumbbell(Bandwidth::mbps(100), Dur::from_millis(20), 50_000_000, Dur::from_secs(1));
         cfg.flows[0].tcp.profile = Profile::Ns3;
         cfg.flows[0].tcp.snd_buf = Some(20 * 1448);
-        cfg.flows[0].tcp.initial_cwnd = 40;
+        cfg.flows[0].tcp.initial_cwnd = Some(40);
         cfg.links[1].ab.drop_list = vec![30];
         cfg.record.trace = true;
         cfg

@@ -22,11 +22,11 @@ fn random_case(seed: u64) -> (SimConfig, u64) {
     let bytes = 200_000 + r.below(3_000_000);
     let f = &mut cfg.flows[0];
     f.app = AppConfig::Bulk { bytes: Some(bytes), write_size: None };
-    f.tcp.sack = r.below(4) != 0;
-    f.tcp.delack_count = 1 + r.below(3) as u32;
-    f.tcp.mss = [536, 1000, 1448][r.below(3) as usize];
+    f.tcp.sack = Some(r.below(4) != 0);
+    f.tcp.delack_count = Some(1 + r.below(3) as u32);
+    f.tcp.mss = Some([536, 1000, 1448][r.below(3) as usize]);
     f.tcp.min_rto = Some(Dur::from_millis([200, 1000][r.below(2) as usize]));
-    f.tcp.initial_cwnd = 1 + r.below(20) as u32;
+    f.tcp.initial_cwnd = Some(1 + r.below(20) as u32);
     f.tcp.snd_buf = Some(64_000 + r.below(4_000_000));
     f.tcp.rcv_buf = Some(64_000 + r.below(4_000_000));
     let loss = [0.0, 0.001, 0.01, 0.05][r.below(4) as usize];

@@ -132,6 +132,23 @@ fn resolve_tcp(tcp_json: &str) -> PyResult<String> {
     serde_json::to_string(&cfg.resolve()).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// The hops a packet from node `src` to node `dst` takes in a run configuration (JSON), by the
+/// simulator's own routing (`SimConfig::route`): JSON `[{"link": [i, "ab"]}, {"radio": [j, "down"]},
+/// ...]`, or `null` when there is no path.
+#[pyfunction]
+fn route(config_json: &str, src: u16, dst: u16) -> PyResult<String> {
+    let cfg = mmcc_core::SimConfig::from_json(config_json).map_err(PyValueError::new_err)?;
+    serde_json::to_string(&cfg.route(src, dst)).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The schema of every TCP knob as JSON (`mmcc_core::tcp::knobs::knobs`): field name, scenario
+/// key, kind of value, each profile's value, range and meaning. The scenario reader and the
+/// scenario-format table are built from it (`mmcc.schema`).
+#[pyfunction]
+fn tcp_knobs() -> PyResult<String> {
+    serde_json::to_string(&mmcc_core::tcp::knobs::knobs()).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// Run the kernel testbed's link emulator (`mmcc_linkemu::emulator`) in this process until it
 /// is told to stop (`python -m mmcc.testbed.linkemu CONFIG.json`): an installed mmcc needs no
 /// separate binary and no cargo. The emulator installs its own SIGINT/SIGTERM handlers, so
@@ -147,6 +164,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(complete_config, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_tcp, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_knobs, m)?)?;
+    m.add_function(wrap_pyfunction!(route, m)?)?;
     m.add_function(wrap_pyfunction!(linkemu, m)?)?;
     m.add_class::<pycca::PyCcState>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -43,15 +43,28 @@ fn codel_interval() -> Dur {
     Dur::from_millis(100)
 }
 
+/// The packets a drop-tail queue given no limit holds (Linux's default `txqueuelen`).
+pub const DEFAULT_LIMIT_PACKETS: u64 = 1000;
+
 impl Default for QueueConfig {
     fn default() -> Self {
-        QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(1000), room_bytes: None }
+        QueueConfig::DropTail { limit_bytes: None, limit_packets: Some(DEFAULT_LIMIT_PACKETS), room_bytes: None }
     }
 }
 
 impl QueueConfig {
+    /// A drop-tail queue given neither limit holds [`DEFAULT_LIMIT_PACKETS`] (a scenario's
+    /// default, filled in when a configuration is read: `SimConfig::from_json`).
+    pub fn fill_default_limit(&mut self) {
+        if let QueueConfig::DropTail { limit_bytes: None, limit_packets: p @ None, .. } = self {
+            *p = Some(DEFAULT_LIMIT_PACKETS);
+        }
+    }
+
     pub fn limits(&self) -> Limits {
-        match *self {
+        let mut q = self.clone();
+        q.fill_default_limit();
+        match q {
             QueueConfig::DropTail { limit_bytes, limit_packets, room_bytes } => Limits {
                 bytes: limit_bytes.unwrap_or(u64::MAX),
                 packets: limit_packets.unwrap_or(u64::MAX),
@@ -296,5 +309,16 @@ mod tests {
         assert!(!l.admits(8_501, 5, 56));
         let plain = QueueConfig::DropTail { limit_bytes: Some(10_000), limit_packets: None, room_bytes: None }.limits();
         assert!(plain.admits(8_501, 5, 56) && plain.admits(8_544, 5, 1456) && !plain.admits(8_545, 5, 1456));
+    }
+
+    #[test]
+    fn a_droptail_queue_given_no_limit_holds_1000_packets() {
+        let mut q = QueueConfig::DropTail { limit_bytes: None, limit_packets: None, room_bytes: None };
+        assert_eq!((q.limits().packets, q.limits().bytes), (DEFAULT_LIMIT_PACKETS, u64::MAX));
+        q.fill_default_limit();
+        assert_eq!(q, QueueConfig::default());
+        let mut bytes_only = QueueConfig::DropTail { limit_bytes: Some(3000), limit_packets: None, room_bytes: None };
+        bytes_only.fill_default_limit();
+        assert_eq!(bytes_only.limits().packets, u64::MAX, "a byte limit alone stays alone");
     }
 }

@@ -148,7 +148,70 @@ impl SimConfig {
         ends
     }
 
+    /// The hops a packet from node `src` to node `dst` takes, by the simulator's own routing
+    /// ([`crate::net::routing::Routes`]: shortest in hops, ties to the lower port): a wired hop as
+    /// (link index, "ab" | "ba"), a radio hop as (radio index, "down" | "up") with
+    /// [`Hop::Radio`]. None when there is no path.
+    pub fn route(&self, src: NodeId, dst: NodeId) -> Option<Vec<Hop>> {
+        let n = self.nodes.len();
+        if src as usize >= n || dst as usize >= n {
+            return None;
+        }
+        let routes = crate::net::routing::Routes::build(n, &self.port_ends(), &[(src, dst)]).ok()?;
+        let wired = 2 * self.links.len() as u32;
+        let hop = |p: u32| match p {
+            p if p < wired => Hop::Link(p as usize / 2, if p.is_multiple_of(2) { "ab" } else { "ba" }),
+            p => Hop::Radio((p - wired) as usize / 2, if (p - wired).is_multiple_of(2) { "down" } else { "up" }),
+        };
+        Some(routes.path(0, false).iter().map(|&(_, p)| hop(p)).collect())
+    }
+
     pub fn from_json(s: &str) -> Result<SimConfig, String> {
-        serde_json::from_str(s).map_err(|e| format!("invalid run configuration: {e}"))
+        let mut cfg: SimConfig = serde_json::from_str(s).map_err(|e| format!("invalid run configuration: {e}"))?;
+        for l in &mut cfg.links {
+            l.ab.queue.fill_default_limit();
+            l.ba.queue.fill_default_limit();
+        }
+        for r in &mut cfg.radios {
+            r.radio.rlc_buffer.fill_default_limit();
+        }
+        Ok(cfg)
+    }
+}
+
+/// One hop of a route ([`SimConfig::route`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Hop {
+    /// A wired link's direction.
+    Link(usize, &'static str),
+    /// A radio link's direction (downlink from the gNB, uplink to it).
+    Radio(usize, &'static str),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// a - r1 - b and a - r2 - b: the simulator's tie (the lower port, via r1) and the way back.
+    #[test]
+    fn routes_are_the_simulators_own() {
+        let link = |a: u16, b: u16| format!(r#"{{"a": {a}, "b": {b}, "rate": 1000000, "delay": 1000000}}"#);
+        let cfg = SimConfig::from_json(&format!(
+            r#"{{"duration": 1000000000, "nodes": ["a", "r1", "r2", "b"], "links": [{}, {}, {}, {}],
+                "flows": [{{"src": 0, "dst": 3}}]}}"#,
+            link(0, 1), link(1, 3), link(0, 2), link(2, 3)
+        ))
+        .unwrap();
+        assert_eq!(cfg.route(0, 3), Some(vec![Hop::Link(0, "ab"), Hop::Link(1, "ab")]));
+        assert_eq!(cfg.route(3, 0), Some(vec![Hop::Link(1, "ba"), Hop::Link(0, "ba")]));
+        assert_eq!(cfg.route(2, 2), Some(vec![]));
+        let apart = SimConfig::from_json(
+            r#"{"duration": 1000000000, "nodes": ["a", "b", "c"], "links": [{"a": 0, "b": 1, "rate": 1000000, "delay": 1}],
+                "flows": [{"src": 0, "dst": 1}]}"#,
+        )
+        .unwrap();
+        assert_eq!((apart.route(0, 2), apart.route(0, 9)), (None, None));
+        assert_eq!(serde_json::to_string(&cfg.route(0, 3)).unwrap(), r#"[{"link":[0,"ab"]},{"link":[1,"ab"]}]"#);
     }
 }

@@ -13,50 +13,10 @@ use crate::net::{DirectionConfig, NodeId, QueueConfig, Routes};
 use crate::radio::{ObstacleKind, PathLossModel, RadioConfig};
 use crate::tcp::app::AppConfig;
 use crate::tcp::TcpSettings;
-use crate::text::number;
+use crate::text::{show, within, within_dur};
 use crate::time::Dur;
-use std::fmt::Display;
 
 type Check = Result<(), String>;
-
-/// `key: v is out of range; allowed: lo..hi` unless lo <= v <= hi (NaN is out of every range).
-fn within<T: PartialOrd + Display>(key: &str, v: T, lo: T, hi: T, unit: &str) -> Check {
-    if v >= lo && v <= hi {
-        Ok(())
-    } else {
-        Err(format!(
-            "{key}: {}{unit} is out of range; allowed: {}{unit}..{}{unit}",
-            number(v),
-            number(lo),
-            number(hi)
-        ))
-    }
-}
-
-/// A duration as a scenario writes it: the largest unit that divides it.
-fn show(d: Dur) -> String {
-    let ns = d.0;
-    match ns {
-        0 => "0s".into(),
-        _ if ns.is_multiple_of(1_000_000_000) => format!("{}s", ns / 1_000_000_000),
-        _ if ns.is_multiple_of(1_000_000) => format!("{}ms", ns / 1_000_000),
-        _ if ns.is_multiple_of(1_000) => format!("{}us", ns / 1_000),
-        _ => format!("{ns}ns"),
-    }
-}
-
-fn within_dur(key: &str, d: Dur, lo: Dur, hi: Dur) -> Check {
-    if d >= lo && d <= hi {
-        Ok(())
-    } else {
-        Err(format!(
-            "{key}: {} is out of range; allowed: {}..{}",
-            show(d),
-            show(lo),
-            show(hi)
-        ))
-    }
-}
 
 /// Coordinates in metres: finite and within 10,000 km of the origin on each axis.
 fn point(key: &str, p: &[f64; 3]) -> Check {
@@ -246,7 +206,8 @@ impl SimConfig {
     /// A flow's TCP settings (`tk`: their key): sizes, counts, buffers of at least a segment,
     /// timers that cannot re-fire at the same instant.
     fn flow_tcp(tk: &str, t: &TcpSettings, smallest_mtu: u32) -> Check {
-        within(&format!("{tk}.segment_size"), t.mss, 1, 65_000, "B")?;
+        // each knob's own range (declared with the knob, `tcp::knobs`), then the relations
+        t.check_ranges(tk)?;
         // IPv4 + TCP headers and the padded options of a data segment, as `Packet::wire_bytes`
         let hdr = HEADER_BYTES + t.option_bytes().div_ceil(4) * 4;
         if t.mss + hdr > smallest_mtu {
@@ -255,11 +216,6 @@ impl SimConfig {
                 t.mss
             ));
         }
-        within(&format!("{tk}.initial_cwnd"), t.initial_cwnd, 1, 100_000, "")?;
-        within(&format!("{tk}.dupthresh"), t.dupthresh, 1, 1000, "")?;
-        within(&format!("{tk}.delayed_ack_count"), t.delack_count, 1, 64, "")?;
-        // memory per received segment (a buffer of a page or a few)
-        within(&format!("{tk}.recv_truesize"), t.rcv_truesize, 1, 65_536, "B")?;
         for (name, b) in [
             ("send_buffer", t.snd_buf),
             ("recv_buffer", t.rcv_buf),
@@ -271,19 +227,6 @@ impl SimConfig {
                     t.mss
                 ));
             }
-        }
-        // a zero timer would re-fire at the same instant forever
-        for (name, d) in [
-            ("initial_rto", t.initial_rto),
-            ("min_rto", t.min_rto),
-            ("max_rto", t.max_rto),
-        ] {
-            within_dur(
-                &format!("{tk}.{name}"),
-                d,
-                Dur::from_millis(1),
-                Dur::from_secs(3600),
-            )?;
         }
         if t.max_rto < t.min_rto {
             return Err(format!(
@@ -480,7 +423,7 @@ mod tests {
             "links[0].mtu: 99B is out of range; allowed: 100B..65535B"
         );
         assert_eq!(
-            err(|c| c.flows[0].tcp.mss = 1500),
+            err(|c| c.flows[0].tcp.mss = Some(1500)),
             "flows[0].tcp.segment_size: 1500B plus 52B of IP/TCP headers and options exceeds the smallest link MTU (1500B)"
         );
         assert_eq!(

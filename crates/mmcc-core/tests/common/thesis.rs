@@ -78,7 +78,7 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
         ..Default::default()
     };
     let tcp = TcpConfig {
-        mss: 1400,
+        mss: Some(1400),
         snd_buf: Some(6_553_600),
         rcv_buf: Some(6_553_600),
         ..TcpConfig::with_profile(Profile::Ns3)

@@ -13,7 +13,8 @@ mod ns3;
 pub use linux::LinuxRules;
 pub use ns3::Ns3Rules;
 
-use super::profile::{Profile, TcpSettings};
+use super::profile::Profile;
+use super::TcpSettings;
 use super::prr::Ssrb;
 use super::rtt::RttEstimator;
 use super::scoreboard::{AckOutcome, HeadRetransmission, SackedRetransmission, Scoreboard};

@@ -221,7 +221,8 @@ def test_build_files_list_every_source_of_the_module():
     """The module builds three ways: `make -C ns3` (libns3-dev; it takes model/*.cc), the CMake
     tree of ns-3.36+ (CMakeLists.txt) and the waf tree of ns-3.35 and older (wscript, the version
     the source publications ran). The last two list their files: both must list every source and
-    header of model/, the same test suite and the runner, and nothing else."""
+    header of model/, the same test suite and every source of the runner (examples/), and nothing
+    else."""
     import ast
     import re
     from pathlib import Path
@@ -239,7 +240,9 @@ def test_build_files_list_every_source_of_the_module():
     assert cmake_list("SOURCE_FILES") == sources
     assert cmake_list("HEADER_FILES") == headers
     assert cmake_list("TEST_SOURCES") == ["test/mmcc-tcp-test-suite.cc"]
-    assert "mmcc-ns3-runner.cc" in (ns3 / "examples" / "CMakeLists.txt").read_text()
+    runner = sorted(p.name for p in (ns3 / "examples").glob("*.cc"))
+    examples = re.search(r"SOURCE_FILES\s+(.*?)\n", (ns3 / "examples" / "CMakeLists.txt").read_text()).group(1)
+    assert sorted(examples.split()) == runner
 
     tree = ast.parse((ns3 / "wscript").read_text())  # also: the wscript is valid Python
     lists = {}
@@ -251,7 +254,7 @@ def test_build_files_list_every_source_of_the_module():
     assert sorted(lists["module.source"]) == sources
     assert sorted(lists["headers.source"]) == headers
     assert lists["module_test.source"] == ["test/mmcc-tcp-test-suite.cc"]
-    assert lists["obj.source"] == "examples/mmcc-ns3-runner.cc"
+    assert sorted(lists["obj.source"]) == [f"examples/{n}" for n in runner]
     assert {n.name for n in tree.body if isinstance(n, ast.FunctionDef)} == {"configure", "build"}
 
 

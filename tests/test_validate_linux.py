@@ -69,3 +69,37 @@ def test_matrix_sizes_and_bad_arguments():
         V.matrix(False, None, None, ["cubic"], ["1Gbps"])
     with pytest.raises(ValueError, match="out of range"):
         V.matrix(False, None, None, ["cubic"], None, [0.7])
+
+
+STORE = __import__("pathlib").Path(__file__).resolve().parents[1] / "validation" / "linux-runs"
+
+
+def test_the_linux_profile_keeps_its_agreement_with_the_stored_kernel_runs(tmp_path):
+    """Every kernel run kept in validation/linux-runs (the reno / cubic / bbr matrix of `mmcc validate
+    linux --store`, Linux 6.18 on this project's testbed, one run per case) against the `linux`
+    profile now: no case's goodput further from the kernel's than when stored (a case within 5 %
+    may move inside that band, any other by at most a point) and no cwnd that followed the
+    kernel's stops following it. The guard the golden traces cannot give: they pin the profile's
+    own trajectories, this pins its distance to the reference."""
+    assert len(V.stored_cases(STORE)) == 102
+    assert V.check_stored(STORE, tmp_path / "work") == []
+
+
+def test_a_case_further_from_its_stored_kernel_run_is_reported(tmp_path):
+    """check_stored fails a case that moved away from the kernel: the same simulator run against a
+    kernel run stored 20 % above it, with the agreement recorded as exact."""
+    case = V.Case("newreno", 20, 10, 1.0, 0.0, 0, 1, 2.0)
+    out = tmp_path / "made"
+    (out / "runs").mkdir(parents=True)
+    m = V._run_side(case, "mmcc", out)
+    kernel = {**m, "goodput_mbps": m["goodput_mbps"] * 1.2, "case": case.__dict__, "side": "kernel", "build": "t"}
+    store = tmp_path / "store"
+    (store / "runs").mkdir(parents=True)
+    V._result_path(store, case, "kernel").write_text(json.dumps(kernel))
+    key = f"newreno-{case.condition}"
+    (store / "agreement.json").write_text(json.dumps({key: {"diff_pct": 0.0, "cwnd_within_25pct": True}}))
+    worse = V.check_stored(store, tmp_path / "work")
+    assert len(worse) == 1 and worse[0].startswith(f"{key}: goodput -16.7 % from the kernel's (stored: +0.0 %)")
+    # recorded as it is, the agreement holds
+    (store / "agreement.json").write_text(json.dumps({key: {"diff_pct": -16.667, "cwnd_within_25pct": True}}))
+    assert V.check_stored(store, tmp_path / "work2") == []

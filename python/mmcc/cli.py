@@ -145,7 +145,8 @@ def _add_validate(sub) -> None:
                                  "in validation/mmwave-runs-tcp-3.35; --runner then built against that tree)")
     v.add_argument("--store", help="ns3: a folder of ns-3 results kept between checkouts (e.g. validation/ns3-runs, "
                                    "the runs behind docs/validation.md): results of this runner build found there "
-                                   "are reused, new ones are added to it")
+                                   "are reused, new ones are added to it; linux: keep the kernel runs and the "
+                                   "matrix's agreement there (validation/linux-runs, checked by the suite)")
     v.add_argument("--independent", action="store_true",
                    help="ns3: each side draws its own losses (ns-3's RateErrorModel and generator, mmcc's streams) over "
                         "--seeds runs per side (default 100, at least 30); means with 95 %% intervals and the realised "
@@ -651,14 +652,12 @@ def _cmd_validate(a) -> int:
     except ValueError:
         raise ValueError(f"validate: --loss {a.loss!r}: expected comma-separated numbers, e.g. 0,1e-4") from None
     if a.reference == "linux":
-        if a.store:
-            raise ValueError("validate linux: --store is for ns3 (the kernel side is run each time)")
         from .experiments.validate_linux import run_validation as run_linux
         from .testbed.run import install_signal_handlers
 
         install_signal_handlers()  # SIGTERM / SIGHUP clean up like Ctrl-C
         res = run_linux(a.out, quick=a.quick, seeds=a.seeds, duration=a.duration, ccas=ccas, rates=rates,
-                        losses=losses)
+                        losses=losses, store=a.store)
         print(f"{res['cases']} cases: {100 * res['within_10pct']:.0f} % within +-10 % of the kernel; "
               f"report: {res['out']}/report.md")
         return 0

@@ -17,6 +17,12 @@ the kernel release, the emulator binary, `TESTBED_VERSION` and the algorithm's B
 testbed side).
 `report.md`, `cases.csv` and the cwnd overlays (OUT/cwnd/) are rewritten from all results.
 
+`--store DIR` keeps each kernel run in DIR (`validation/linux-runs/`: the measurements and the cwnd
+as the report reads it, every `CWND_STEP_S`) and the agreement of that matrix in
+DIR/agreement.json; the suite runs the simulator's side of every stored case again and requires
+the agreement to hold (`check_stored`), so a change of the `linux` profile that moves it away from
+the kernel fails `make test` without a kernel.
+
 Whether the cwnd trajectories follow each other is measured, not only plotted: both sides' cwnd is
 read every 100 ms (the kernel's `TCP_INFO` sample at or before each instant, the simulator's value
 at the end of each 100 ms series bin), and the report compares the median and the 90th percentile
@@ -187,7 +193,7 @@ def _result_path(out: Path, case: Case, side: str) -> Path:
 
 def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | None = None,
                    duration: float | None = None, ccas: list[str] | None = None, rates: list[str] | None = None,
-                   losses: list[float] | None = None, progress: bool = True) -> dict:
+                   losses: list[float] | None = None, progress: bool = True, store: str | Path | None = None) -> dict:
     from .. import _core
     from ..testbed import bpf
     from ..testbed.run import TestbedError, cleanup_stale, unavailable_reason
@@ -222,7 +228,69 @@ def run_validation(out_dir: str | Path, *, quick: bool = False, seeds: int | Non
         sys.stderr.write("\n")
     res = write_report(out, cases)
     res["out"] = str(out)
+    if store is not None:
+        keep(out, cases, res, Path(store))
     return res
+
+
+def _stored_kernel_run(res: dict, duration_s: float) -> dict:
+    """A kernel result as the store keeps it: the cwnd as the report reads it (every
+    `CWND_STEP_S`, so `cwnd_readings` gives the same values), not every TCP_INFO sample."""
+    grid = np.arange(1, int(round(duration_s / CWND_STEP_S)) + 1) * CWND_STEP_S
+    c = cwnd_readings(res, duration_s)
+    return {**res, "t_s": [round(float(t), 6) for t in grid[len(grid) - len(c):]],
+            "cwnd_segments": [float(x) for x in c]}
+
+
+def keep(out: Path, cases: list[Case], res: dict, store: Path) -> None:
+    """The kernel runs of `cases` and the matrix's agreement (`agreement.json`: per case the
+    goodput difference and whether the cwnd follows) into `store`."""
+    (store / "runs").mkdir(parents=True, exist_ok=True)
+    for c in cases:
+        k = _load(out, c, "kernel")
+        atomic_write_bytes(_result_path(store, c, "kernel"), json.dumps(_stored_kernel_run(k, c.duration_s)).encode())
+    agreement = {f"{r['cca']}-{r['condition']}": {"diff_pct": round(r["diff_pct"], 3),
+                                                  "cwnd_within_25pct": r["cwnd_within_25pct"]}
+                 for r in res["rows"]}
+    atomic_write_bytes(store / "agreement.json", (json.dumps(agreement, indent=1, sort_keys=True) + "\n").encode())
+
+
+def stored_cases(store: Path) -> list[Case]:
+    """The cases of the kernel runs kept in `store`."""
+    return sorted((Case(**json.loads(p.read_text())["case"]) for p in (store / "runs").glob("*-kernel.json")),
+                  key=lambda c: c.key)
+
+
+#: How far the simulator's goodput may move from the stored agreement before `check_stored`
+#: calls it a regression: a case within 5 % of the kernel may move inside that band, any other
+#: may not get further from the kernel by more than a percentage point.
+MOVE_PCT = 1.0
+
+
+def check_stored(store: Path, work: Path) -> list[str]:
+    """The simulator's side of every stored kernel case run again (into `work`) against the
+    stored agreement: the cases whose goodput got further from the kernel's (`MOVE_PCT`) or
+    whose cwnd stopped following it, one line each (empty: the agreement holds)."""
+    import shutil
+
+    cases = stored_cases(store)
+    (work / "runs").mkdir(parents=True, exist_ok=True)
+    for c in cases:
+        shutil.copyfile(_result_path(store, c, "kernel"), _result_path(work, c, "kernel"))
+        m = _run_side(c, "mmcc", work)
+        m.update({"case": c.__dict__, "side": "mmcc", "build": "check"})
+        atomic_write_bytes(_result_path(work, c, "mmcc"), json.dumps(m).encode())
+    pinned = json.loads((store / "agreement.json").read_text())
+    worse = []
+    for r in write_report(work, cases, plots=False)["rows"]:
+        key = f"{r['cca']}-{r['condition']}"
+        was, now = pinned[key], r["diff_pct"]
+        if abs(now) > max(100 * BAND / 2, abs(was["diff_pct"]) + MOVE_PCT):
+            worse.append(f"{key}: goodput {now:+.1f} % from the kernel's (stored: {was['diff_pct']:+.1f} %)")
+        if was["cwnd_within_25pct"] and not r["cwnd_within_25pct"]:
+            worse.append(f"{key}: the cwnd no longer follows the kernel's (p50 {r['cwnd_p50_diff_pct']:+.0f} %, "
+                         f"p90 {r['cwnd_p90_diff_pct']:+.0f} %)")
+    return worse
 
 
 def _load(out: Path, case: Case, side: str) -> dict:
@@ -258,8 +326,9 @@ def _quantile_diff(m: np.ndarray, k: np.ndarray, q: float) -> tuple[float, float
     return a, b, (a - b) / b if b > 0 else float("nan")
 
 
-def write_report(out: Path, cases: list[Case]) -> dict:
-    """Per (cca, condition): mean over repetitions on both sides, difference, +-10 % band."""
+def write_report(out: Path, cases: list[Case], plots: bool = True) -> dict:
+    """Per (cca, condition): mean over repetitions on both sides, difference, +-10 % band (and
+    the cwnd overlays, unless `plots` is false)."""
     groups: dict[tuple, list[Case]] = {}
     for c in cases:
         groups.setdefault((c.cca, c.condition), []).append(c)
@@ -317,7 +386,8 @@ def write_report(out: Path, cases: list[Case]) -> dict:
                      f"{num(r['mmcc_cwnd_p90'])} / {num(r['kernel_cwnd_p90'])} ({r['cwnd_p90_diff_pct']:+.0f} %) | "
                      f"{'yes' if r['cwnd_within_25pct'] else 'no'} |")
     atomic_write_bytes(out / "report.md", ("\n".join(lines) + "\n").encode())
-    _plot_overlays(out, groups)
+    if plots:
+        _plot_overlays(out, groups)
     return {"cases": len(rows), "within_10pct": frac(rows), "builtin_within_10pct": frac(builtin),
             "ebpf_within_10pct": frac(ebpf), "cwnd_within_25pct": frac(rows, "cwnd_within_25pct"),
             "builtin_cwnd_within_25pct": frac(builtin, "cwnd_within_25pct"),

@@ -34,9 +34,10 @@ NS3_TRACES = ROOT / "tests" / "data" / "ns3-cwnd"
 STALL_CASE = ROOT / "validation" / "ns3-cases" / "stall-after-timeout.toml"
 STALL_TRACE = STALL_CASE.with_suffix(".ns3") / "cwnd.txt.gz"
 #: Stored ns-3 runs (validation/ns3-runs/NAME-ns3.json) whose goodput and timeouts the Rust suite
-#: checks too, from configurations in tests/data/ns3-runs/: BBR on the square wave, where ns-3
-#: times out with nothing in flight while data waits (15 timeouts in 20 s).
-NS3_RUNS = ["bbr-square-0-s1-20s"]
+#: checks too, from configurations in tests/data/ns3-runs/: all of them (`cargo test`, and so
+#: `make mutants`, sees every rule they show, e.g. ns-3's timeout with nothing in flight while
+#: data waits: BBR on the square wave, 15 timeouts in 20 s).
+NS3_RUNS = sorted(p.name[:-len("-ns3.json")] for p in (ROOT / "validation" / "ns3-runs").glob("*-ns3.json"))
 NS3_RUN_CONFIGS = ROOT / "tests" / "data" / "ns3-runs"
 LINUX_TRACES = ROOT / "tests" / "data" / "linux-cwnd"
 #: The linux profile's golden cases: name -> duration (s). Wired cases of the validation

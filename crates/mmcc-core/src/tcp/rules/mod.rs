@@ -9,6 +9,8 @@
 
 mod linux;
 mod ns3;
+#[cfg(test)]
+mod tests;
 
 pub use linux::LinuxRules;
 pub use ns3::Ns3Rules;

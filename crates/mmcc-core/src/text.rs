@@ -14,18 +14,19 @@ pub fn number<T: Display>(v: T) -> String {
     }
 }
 
-/// `key: v is out of range; allowed: lo..hi` unless lo <= v <= hi (NaN is out of every range).
-pub fn within<T: PartialOrd + Display>(key: &str, v: T, lo: T, hi: T, unit: &str) -> Result<(), String> {
+/// `key: v is out of range; allowed: lo..hi` unless lo <= v <= hi (NaN is out of every range),
+/// each value written by `shown`.
+fn in_range<T: PartialOrd>(key: &str, v: T, lo: T, hi: T, shown: impl Fn(&T) -> String) -> Result<(), String> {
     if v >= lo && v <= hi {
         Ok(())
     } else {
-        Err(format!(
-            "{key}: {}{unit} is out of range; allowed: {}{unit}..{}{unit}",
-            number(v),
-            number(lo),
-            number(hi)
-        ))
+        Err(format!("{key}: {} is out of range; allowed: {}..{}", shown(&v), shown(&lo), shown(&hi)))
     }
+}
+
+/// [`in_range`] for a number with its unit.
+pub fn within<T: PartialOrd + Display>(key: &str, v: T, lo: T, hi: T, unit: &str) -> Result<(), String> {
+    in_range(key, v, lo, hi, |x| format!("{}{unit}", number(x)))
 }
 
 /// A duration as a scenario writes it: the largest unit that divides it.
@@ -40,17 +41,9 @@ pub fn show(d: Dur) -> String {
     }
 }
 
+/// [`in_range`] for a duration.
 pub fn within_dur(key: &str, d: Dur, lo: Dur, hi: Dur) -> Result<(), String> {
-    if d >= lo && d <= hi {
-        Ok(())
-    } else {
-        Err(format!(
-            "{key}: {} is out of range; allowed: {}..{}",
-            show(d),
-            show(lo),
-            show(hi)
-        ))
-    }
+    in_range(key, d, lo, hi, |x| show(*x))
 }
 
 /// A value with a declared range (the TCP knobs, `tcp::knobs`): `key: v is out of range;

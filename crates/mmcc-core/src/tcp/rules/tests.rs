@@ -76,6 +76,18 @@ fn the_state_machine() {
     let f = RecoveryFacts { dupacks: 3, dupthresh: 3, past_recover: true, sack: true, rack: false, mss: 1000 };
     assert!(NS3.starts_recovery(&sb, &f));
     assert!(!NS3.starts_recovery(&sb, &RecoveryFacts { dupacks: 2, ..f }));
+    // ... or before the threshold, once the segment after the head is marked lost:
+    // IsLost(m_highRxAckMark + m_segmentSize). Ten segments, 0-2 acknowledged, 5-7 SACKed: 3 and
+    // 4 have three SACKed segments above them and are marked lost.
+    let mut sb = Scoreboard::new();
+    for i in 0..10u64 {
+        sb.push_new(crate::tcp::scoreboard::SegRec::new(i * 1000, 1000, Time(i)));
+    }
+    sb.on_ack(3000, &[crate::net::Range::new(5000, 8000)], |_| {});
+    sb.mark_losses(3);
+    let early = RecoveryFacts { dupacks: 1, ..f };
+    assert!(sb.lost_from(4000) && NS3.starts_recovery(&sb, &early));
+    assert!(!NS3.starts_recovery(&sb, &RecoveryFacts { sack: false, ..early }));
 }
 
 #[test]

@@ -63,7 +63,7 @@ fn flows_table(sim: &Simulation) -> Table {
         ids.push(i as i64);
         ccas.push(sim.flows[i].cca_name.clone());
         profiles.push(fc.tcp.profile.name().to_string());
-        mss.push(fc.tcp.resolve().mss as i64);
+        mss.push(sim.flows[i].sender.cc.mss as i64);
     }
     let mut t =
         Table::new("flows").i64("flow_id", ids).str("cca", ccas).str("tcp_profile", profiles).i64("mss_bytes", mss);
@@ -158,7 +158,7 @@ fn series_table(sim: &Simulation) -> Table {
     for (i, f) in sim.flows.iter().enumerate() {
         let bin = f.rec.bin_width();
         let nbins = (end.0.div_ceil(bin.0.max(1))) as usize;
-        let mss = sim.cfg.flows[i].tcp.resolve().mss as f64;
+        let mss = f.sender.cc.mss as f64;
         let (mut last_cwnd, mut last_ss, mut last_inf) = (f64::NAN, f64::NAN, f64::NAN);
         for b in 0..nbins {
             let x = f.rec.bins.get(b).copied().unwrap_or_default();
@@ -206,7 +206,7 @@ fn cwnd_table(sim: &Simulation) -> Table {
     let (mut flow, mut t, mut cw, mut seg, mut ss, mut inf, mut st) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, f) in sim.flows.iter().enumerate() {
-        let mss = sim.cfg.flows[i].tcp.resolve().mss as f64;
+        let mss = f.sender.cc.mss as f64;
         let r = &f.rec;
         for k in 0..r.cwnd_t.len() {
             flow.push(i as i64);

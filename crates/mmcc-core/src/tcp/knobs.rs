@@ -89,13 +89,12 @@ macro_rules! tcp_knobs {
 
         /// The schema of every knob, in declaration order (`profile` first).
         pub fn knobs() -> Vec<Knob> {
-            let json = |v: serde_json::Value| v;
             let mut out = vec![Knob {
                 name: "profile",
                 key: "profile",
                 kind: "choice:linux,ns3",
-                linux: json(serde_json::json!("linux")),
-                ns3: json(serde_json::json!("ns3")),
+                linux: to_json(&Profile::Linux),
+                ns3: to_json(&Profile::Ns3),
                 range: None,
                 doc: "The reference stack the flow follows: `linux` (Linux 6.x, the default) or \
                       `ns3` (ns-3 3.35-3.37); sets every knob left unset (docs/tcp-profiles.md)."
@@ -104,19 +103,13 @@ macro_rules! tcp_knobs {
             $(
                 let linux: $ty = $linux;
                 let ns3: $ty = $ns3;
-                #[allow(unused_mut, unused_assignments)]
-                let mut range = None;
-                $(
-                    let (lo, hi): ($ty, $ty) = ($lo, $hi);
-                    range = Some((to_json(&lo), to_json(&hi)));
-                )?
                 out.push(Knob {
                     name: stringify!($name),
                     key: $key,
                     kind: $kind,
                     linux: to_json(&linux),
                     ns3: to_json(&ns3),
-                    range,
+                    range: range_json::<$ty>(None $(.or(Some(($lo, $hi))))?),
                     doc: doc_text(&[$($doc),+]),
                 });
             )+
@@ -134,6 +127,11 @@ impl TcpConfig {
 
 fn to_json<T: Serialize>(v: &T) -> serde_json::Value {
     serde_json::to_value(v).expect("knob values serialize")
+}
+
+/// A declared range as the schema writes it.
+fn range_json<T: Serialize>(range: Option<(T, T)>) -> Option<(serde_json::Value, serde_json::Value)> {
+    range.map(|(lo, hi)| (to_json(&lo), to_json(&hi)))
 }
 
 /// A knob's doc comment as one paragraph.

@@ -116,7 +116,7 @@ fn complete_config(config_json: &str, custom: Vec<usize>) -> PyResult<String> {
     cfg.validate_with(&|i| custom.contains(&i)).map_err(PyValueError::new_err)?;
     for (i, f) in cfg.flows.iter_mut().enumerate() {
         if !custom.contains(&i) {
-            let a = mmcc_core::cca::build(&f.cca, &f.cca_params, f.tcp.resolve().profile).map_err(PyValueError::new_err)?;
+            let a = mmcc_core::cca::build(&f.cca, &f.cca_params, f.tcp.profile).map_err(PyValueError::new_err)?;
             f.cca = a.name().to_string();
         }
     }

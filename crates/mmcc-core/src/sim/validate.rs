@@ -124,7 +124,7 @@ impl SimConfig {
             }
             self.flow(&key, f, smallest_mtu)?;
             if !custom(i) {
-                crate::cca::build(&f.cca, &f.cca_params, f.tcp.resolve().profile).map_err(|e| {
+                crate::cca::build(&f.cca, &f.cca_params, f.tcp.profile).map_err(|e| {
                     let k = if e.contains("parameter") { "cca_params" } else { "cca" };
                     format!("{key}.{k}: {e}")
                 })?;

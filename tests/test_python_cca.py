@@ -141,3 +141,38 @@ def test_cli_loads_a_python_algorithm_from_a_file(mmcc_cli, small_toml, tmp_path
     assert "mine" in r.stdout
     r = mmcc_cli("run", small_toml, "--cca", f"{f}:Nope", "--out", tmp_path / "o")
     assert r.returncode == 2 and "no subclass of mmcc.CongestionControl named 'Nope'" in r.stderr
+
+
+class CountingReno(PyNewReno):
+    """PyNewReno that also defines on_ack and on_state_change (the base class's are no-ops)."""
+
+    name = "counting-reno"
+
+    def __init__(self):
+        super().__init__()
+        self.acks = 0
+        self.states = []
+        self.seen = set()
+
+    def on_ack(self, cc, ack):
+        self.acks += 1
+        self.seen.add(id(cc))
+
+    def on_state_change(self, cc, from_state):
+        self.states.append((from_state, cc.state))
+
+
+def test_only_the_methods_an_algorithm_defines_are_called(small_toml):
+    # the no-ops of mmcc.CongestionControl are skipped (a call per ACK saved); what a class
+    # defines, on its own class or on the instance, is called, with one state object per flow
+    algo = CountingReno()
+    r = mmcc.run(str(small_toml), cca=algo, duration="3s", sets=LOSSY)
+    assert algo.acks > 1000 and len(algo.seen) == 1
+    assert ("open", "disorder") in algo.states and any(s == "recovery" for _, s in algo.states)
+    plain = PyNewReno()
+    calls = []
+    plain.on_congestion_event = lambda cc, kind: calls.append(kind)
+    mmcc.run(str(small_toml), cca=plain, duration="3s", sets=LOSSY)
+    assert calls and set(calls) <= {"fast_retransmit", "timeout"}
+    # the results do not depend on which methods are called
+    assert _tables_without_name(r) == _tables_without_name(mmcc.run(str(small_toml), cca=PyNewReno, duration="3s", sets=LOSSY))

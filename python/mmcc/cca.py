@@ -22,7 +22,9 @@ The events are those of the Rust trait (`mmcc_core::cca::CongestionControl`, sha
 ("open", "disorder", "recovery", "loss"), `delivered`, `app_limited`, `sinr_db`, `snd_una`,
 `snd_nxt`, and the helpers `cwnd_segments()` and `in_slow_start()`.
 
-One instance is made per flow. An exception raised by a method ends the run with a
+One instance is made per flow. `cc` is the same object at every call of a flow, refreshed before
+each: keep copies of its values, not the object. A method left as this base class's no-op is not
+called at all (a call per ACK saved). An exception raised by a method ends the run with a
 RuntimeError naming the algorithm, the method and the Python traceback.
 """
 

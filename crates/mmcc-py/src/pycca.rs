@@ -3,8 +3,10 @@
 //! A Python object (a subclass of `mmcc.CongestionControl`) is wrapped in [`PyCca`], which
 //! implements the Rust trait by calling the object's methods with the GIL re-acquired for each
 //! call. The state is passed as a `CcState` Python object whose `cwnd`, `ssthresh` and
-//! `pacing_rate_bps` the method may change. An exception stops further Python calls for that
-//! flow (it then behaves as "hold the window") and is reported when the run ends.
+//! `pacing_rate_bps` the method may change; it is one object per flow, refreshed before each
+//! call (no allocation per call). A method the class leaves as `mmcc.CongestionControl`'s
+//! no-op is not called at all. An exception stops further Python calls for that flow (it then
+//! behaves as "hold the window") and is reported when the run ends.
 
 use mmcc_core::cca::{AckEvent, CaState, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use mmcc_core::cca::RateSample;
@@ -103,8 +105,64 @@ fn from_py(cc: &mut CcState, p: &PyCcState) {
 /// Shared slot for the first Python error of a run.
 pub type ErrorSlot = Arc<Mutex<Option<String>>>;
 
+/// The methods of `mmcc.CongestionControl`.
+#[derive(Clone, Copy, PartialEq)]
+enum Method {
+    Init,
+    OnAck,
+    IncreaseWindow,
+    Ssthresh,
+    OnCongestionEvent,
+    OnStateChange,
+    OnRateSample,
+}
+
+impl Method {
+    /// The methods the base class defines as no-ops (an algorithm need not define them).
+    const OPTIONAL: [Method; 5] =
+        [Method::Init, Method::OnAck, Method::OnCongestionEvent, Method::OnStateChange, Method::OnRateSample];
+
+    fn name(self) -> &'static str {
+        match self {
+            Method::Init => "init",
+            Method::OnAck => "on_ack",
+            Method::IncreaseWindow => "increase_window",
+            Method::Ssthresh => "ssthresh",
+            Method::OnCongestionEvent => "on_congestion_event",
+            Method::OnStateChange => "on_state_change",
+            Method::OnRateSample => "on_rate_sample",
+        }
+    }
+
+    /// The name as an interned Python string (made once per run, not per call).
+    fn py_name<'py>(self, py: Python<'py>) -> &'py Bound<'py, pyo3::types::PyString> {
+        match self {
+            Method::Init => pyo3::intern!(py, "init"),
+            Method::OnAck => pyo3::intern!(py, "on_ack"),
+            Method::IncreaseWindow => pyo3::intern!(py, "increase_window"),
+            Method::Ssthresh => pyo3::intern!(py, "ssthresh"),
+            Method::OnCongestionEvent => pyo3::intern!(py, "on_congestion_event"),
+            Method::OnStateChange => pyo3::intern!(py, "on_state_change"),
+            Method::OnRateSample => pyo3::intern!(py, "on_rate_sample"),
+        }
+    }
+
+    /// The bit of [`PyCca::overridden`] (0 for the methods every algorithm defines).
+    fn bit(self) -> u8 {
+        if Method::OPTIONAL.contains(&self) {
+            1 << self as u8
+        } else {
+            0
+        }
+    }
+}
+
 pub struct PyCca {
     obj: Py<PyAny>,
+    /// The state object handed to every call (made at the first).
+    state: std::cell::OnceCell<Py<PyCcState>>,
+    /// Bits of the optional methods the object defines itself (the base class's are no-ops).
+    overridden: u8,
     name: String,
     controls_window: bool,
     fast_recovery: bool,
@@ -119,20 +177,43 @@ impl PyCca {
         let name: String = b.getattr("name")?.extract()?;
         let controls_window: bool = b.getattr("controls_window")?.extract()?;
         let fast_recovery: bool = b.getattr("uses_fast_recovery")?.extract()?;
-        Ok(PyCca { obj, name, controls_window, fast_recovery, error, failed: Cell::new(false) })
+        let base = py.import("mmcc.cca")?.getattr("CongestionControl")?;
+        let mut overridden = 0;
+        for m in Method::OPTIONAL {
+            // a bound method of the base class's function is the no-op; anything else (an
+            // override, a function set on the instance) is called
+            let own = b.getattr(m.name())?;
+            let base_fn = base.getattr(m.name())?;
+            let inherited = own.getattr("__func__").is_ok_and(|f| f.is(&base_fn));
+            if !inherited {
+                overridden |= m.bit();
+            }
+        }
+        Ok(PyCca { obj, state: Default::default(), overridden, name, controls_window, fast_recovery, error, failed: Cell::new(false) })
     }
 
     /// Call `method(cc, *extra)`, copy the window back; returns the method's result.
-    fn call(&self, cc: &mut CcState, method: &str, extra: impl FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>>) -> Option<Py<PyAny>> {
-        if self.failed.get() {
+    fn call(&self, cc: &mut CcState, method: Method, extra: impl FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>>) -> Option<Py<PyAny>> {
+        if self.failed.get() || Method::OPTIONAL.contains(&method) && self.overridden & method.bit() == 0 {
             return None;
         }
         let res = Python::attach(|py| -> PyResult<Py<PyAny>> {
-            let state = Bound::new(py, to_py(cc))?;
+            let state = match self.state.get() {
+                Some(s) => {
+                    let s = s.bind(py).clone();
+                    *s.borrow_mut() = to_py(cc);
+                    s
+                }
+                None => {
+                    let s = Bound::new(py, to_py(cc))?;
+                    let _ = self.state.set(s.clone().unbind());
+                    s
+                }
+            };
             let mut args: Vec<Py<PyAny>> = vec![state.clone().into_any().unbind()];
             args.extend(extra(py)?);
             let tuple = pyo3::types::PyTuple::new(py, args)?;
-            let out = self.obj.bind(py).call_method1(method, tuple)?;
+            let out = self.obj.bind(py).call_method1(method.py_name(py), tuple)?;
             let st = state.borrow();
             if st.cwnd > MAX_WINDOW || st.ssthresh > MAX_WINDOW && st.ssthresh != u64::MAX {
                 return Err(pyo3::exceptions::PyValueError::new_err(format!(
@@ -148,7 +229,7 @@ impl PyCca {
             Err(e) => {
                 let msg = Python::attach(|py| {
                     let tb = e.traceback(py).and_then(|t| t.format().ok()).unwrap_or_default();
-                    format!("Python congestion control '{}' raised in {method}(): {e}{}", self.name,
+                    format!("Python congestion control '{}' raised in {}(): {e}{}", self.name, method.name(),
                         if tb.is_empty() { String::new() } else { format!("\n{tb}") })
                 });
                 self.fail(msg);
@@ -169,9 +250,9 @@ impl PyCca {
 
 fn ack_obj(py: Python<'_>, ack: &AckEvent) -> PyResult<Vec<Py<PyAny>>> {
     let d = pyo3::types::PyDict::new(py);
-    d.set_item("segments_acked", ack.segments_acked)?;
-    d.set_item("bytes_acked", ack.bytes_acked)?;
-    d.set_item("rtt_s", ack.rtt.map(|r| r.secs_f64()))?;
+    d.set_item(pyo3::intern!(py, "segments_acked"), ack.segments_acked)?;
+    d.set_item(pyo3::intern!(py, "bytes_acked"), ack.bytes_acked)?;
+    d.set_item(pyo3::intern!(py, "rtt_s"), ack.rtt.map(|r| r.secs_f64()))?;
     Ok(vec![d.into_any().unbind()])
 }
 
@@ -180,18 +261,18 @@ impl CongestionControl for PyCca {
         &self.name
     }
     fn init(&mut self, cc: &mut CcState) {
-        self.call(cc, "init", |_| Ok(vec![]));
+        self.call(cc, Method::Init, |_| Ok(vec![]));
     }
     fn on_ack(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        self.call(cc, "on_ack", |py| ack_obj(py, ack));
+        self.call(cc, Method::OnAck, |py| ack_obj(py, ack));
     }
     fn increase_window(&mut self, cc: &mut CcState, ack: &AckEvent) {
-        self.call(cc, "increase_window", |py| ack_obj(py, ack));
+        self.call(cc, Method::IncreaseWindow, |py| ack_obj(py, ack));
     }
     fn ssthresh(&self, cc: &CcState) -> u64 {
         // pure by contract: called on a copy of the state
         let mut copy = cc.clone();
-        let Some(out) = self.call(&mut copy, "ssthresh", |_| Ok(vec![])) else {
+        let Some(out) = self.call(&mut copy, Method::Ssthresh, |_| Ok(vec![])) else {
             return cc.ssthresh.max(cc.min_ssthresh());
         };
         match Python::attach(|py| out.extract::<u64>(py).map_err(|_| out.bind(py).repr().map(|r| r.to_string()).unwrap_or_default())) {
@@ -214,16 +295,16 @@ impl CongestionControl for PyCca {
             CongestionKind::FastRetransmit => "fast_retransmit",
             CongestionKind::Timeout => "timeout",
         };
-        self.call(cc, "on_congestion_event", |py| Ok(vec![k.into_pyobject(py)?.into_any().unbind()]));
+        self.call(cc, Method::OnCongestionEvent, |py| Ok(vec![k.into_pyobject(py)?.into_any().unbind()]));
     }
     fn on_state_change(&mut self, cc: &mut CcState, from: CaState) {
-        self.call(cc, "on_state_change", |py| Ok(vec![from.name().into_pyobject(py)?.into_any().unbind()]));
+        self.call(cc, Method::OnStateChange, |py| Ok(vec![from.name().into_pyobject(py)?.into_any().unbind()]));
     }
     fn on_rate_sample(&mut self, cc: &mut CcState, rs: &RateSample) {
         if !self.controls_window {
             return; // only model-based algorithms get the per-ACK rate sample (saves a call)
         }
-        self.call(cc, "on_rate_sample", |py| {
+        self.call(cc, Method::OnRateSample, |py| {
             let d = pyo3::types::PyDict::new(py);
             d.set_item("delivered", rs.delivered)?;
             d.set_item("interval_s", rs.interval.secs_f64())?;

@@ -90,3 +90,50 @@ def test_written_files_follow_the_umask(mmcc_cli, small_toml, tmp_path):
     os.umask(umask)
     mode = stat.S_IMODE((out / "flows.parquet").stat().st_mode)
     assert mode == 0o666 & ~umask
+
+
+def _many_flows(tmp_path, n, record=""):
+    from .conftest import SMALL
+
+    flows = "".join(f'[[flows]]\nfrom = "a"\nto = "b"\nstart = "{i}ms"\n' for i in range(n))
+    p = tmp_path / f"flows{n}.toml"
+    p.write_text(SMALL.replace('duration = "2s"', 'duration = "1s"').split("[[flows]]")[0] + record + flows)
+    return p
+
+
+def test_many_flows_are_recorded_together_with_their_spread(mmcc_cli, tmp_path):
+    # more than 100 flows: the series for all flows together (flow_id -1), the spread across
+    # flows per bin, no per-flow cwnd points, and the figure of the spread
+    r = mmcc_cli("run", _many_flows(tmp_path, 101), "--out", tmp_path / "agg")
+    assert r.returncode == 0, r.stderr
+    se = pq.read_table(tmp_path / "agg" / "series.parquet").to_pydict()
+    assert se["flow_id"] == [-1] * 10
+    sp = pq.read_table(tmp_path / "agg" / "spread.parquet").to_pydict()
+    assert sp["flows"][-1] == 101 and all(0 < j <= 1 for j in sp["jain_index"][1:])
+    assert all(a <= b <= c for a, b, c in zip(sp["throughput_p10_mbps"], sp["throughput_p50_mbps"], sp["throughput_p90_mbps"]))
+    assert pq.read_table(tmp_path / "agg" / "cwnd.parquet").num_rows == 0
+    assert (tmp_path / "agg" / "overview.png").stat().st_size > 10_000
+    flows = pq.read_table(tmp_path / "agg" / "flows.parquet").to_pydict()
+    # the flows' delivered bytes add up to the series' (the aggregate loses nothing)
+    assert sum(flows["delivered_bytes"]) == sum(se["delivered_bytes"])
+    # asked per flow: a row per flow and bin, no spread
+    p = _many_flows(tmp_path, 101, '[record]\nseries = "per-flow"\n')
+    r = mmcc_cli("run", p, "--no-plot", "--out", tmp_path / "per")
+    assert r.returncode == 0, r.stderr
+    assert pq.read_table(tmp_path / "per" / "series.parquet").num_rows == 1010
+    assert not (tmp_path / "per" / "spread.parquet").exists()
+    bad = _many_flows(tmp_path, 2, '[record]\nseries = "both"\n')
+    r = mmcc_cli("run", bad, "--no-plot", "--out", tmp_path / "bad")
+    assert r.returncode == 2 and "record.series" in r.stderr and "per-flow" in r.stderr, r.stderr
+
+
+def test_importing_mmcc_or_asking_for_help_loads_no_arrow(tmp_path):
+    # numpy and pyarrow (about 0.15 s) load when a run's tables are made, not at import
+    import subprocess
+    import sys
+
+    code = ("import sys, mmcc, mmcc.cli; s = mmcc.load('dumbbell'); "
+            "assert 'pyarrow' not in sys.modules and 'numpy' not in sys.modules, sorted(sys.modules); "
+            "mmcc.run; assert 'pyarrow' in sys.modules")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -7,16 +7,24 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import BinaryIO, Callable
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write a file so that readers see the old content or the whole new one, never a part."""
+    atomic_write(path, lambda f: f.write(data))
+
+
+def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """`write(f)` into a temporary file beside `path`, then put it in place whole (readers see
+    the old content or the new one, never a part); for writers that stream, so the content
+    is never held in memory at once."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         umask = os.umask(0)

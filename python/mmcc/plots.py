@@ -80,7 +80,11 @@ def cwnd_overlay(path, title: str, curves: list[tuple]) -> None:
     save_figure(fig, path)
 
 def overview(result: RunResult, path: str | Path) -> Path:
-    """cwnd, throughput (per 100 ms) and RTT over time, one line per flow, shared time axis."""
+    """cwnd, throughput (per 100 ms) and RTT over time, one line per flow, shared time axis; for
+    a run whose series is recorded for all flows together, the spread across flows instead."""
+    sp = result.tables.get("spread")
+    if sp is not None and sp.num_rows:
+        return _aggregate_overview(result, sp.to_pydict(), path)
     cw = result.tables["cwnd"].to_pydict()
     se = result.tables["series"].to_pydict()
     flows = result.flows.to_pylist()
@@ -108,6 +112,48 @@ def overview(result: RunResult, path: str | Path) -> Path:
     ax[0].legend(loc="upper right", fontsize=8)
     ax[0].set_title(f"{result.scenario.name} - seed {result.scenario.config['seed']}")
     return save_figure(fig, path)
+
+
+def _aggregate_overview(result: RunResult, sp: dict, path) -> Path:
+    """All flows together: the spread of the per-flow window and throughput across flows (10th-90th
+    percentile band, median, min and max), the flows' total throughput with Jain's index, and the
+    mean RTT over all samples."""
+    se = result.series.to_pydict()
+    n = len(result.flows)
+    t = np.asarray(sp["t_s"])
+    fig, ax = plt.subplots(4, 1, figsize=(10, 10), sharex=True, constrained_layout=True)
+    for a, what, unit in ((ax[0], "cwnd", "segments"), (ax[1], "throughput", "mbps")):
+        col = lambda q: np.asarray(sp[f"{what}_{q}_{unit}"], dtype=float)  # noqa: E731
+        a.fill_between(t, col("p10"), col("p90"), step="post", alpha=0.3, color="C0", lw=0, label="10th-90th percentile")
+        a.step(t, col("p50"), where="post", lw=1, color="C0", label="median")
+        a.step(t, col("min"), where="post", lw=0.6, ls=":", color="0.3", label="min / max")
+        a.step(t, col("max"), where="post", lw=0.6, ls=":", color="0.3")
+        a.grid(alpha=0.3)
+    ax[0].set_ylabel("cwnd per flow (segments)")
+    ax[1].set_ylabel("throughput per flow (Mb/s)")
+    ax[0].legend(loc="upper right", fontsize=8)
+    ax[2].plot(np.asarray(se["t_s"]), np.asarray(se["throughput_mbps"]), lw=0.9, color="C1", label="all flows")
+    ax[2].set_ylabel("total throughput (Mb/s)")
+    jx = ax[2].twinx()
+    jx.plot(t, np.asarray(sp["jain_index"], dtype=float), lw=0.8, color="C2", label="Jain's index")
+    jx.set_ylim(0, 1.05)
+    jx.set_ylabel("Jain's index", color="C2")
+    ax[2].grid(alpha=0.3)
+    ax[3].plot(np.asarray(se["t_s"]), np.asarray(se["rtt_mean_ms"], dtype=float), lw=0.9, color="C3")
+    ax[3].set_ylabel("RTT (ms, mean of all samples)")
+    ax[3].set_xlabel("time (s); throughput: " + THROUGHPUT_NOTE)
+    ax[3].xaxis.label.set_fontsize(8)
+    ax[3].grid(alpha=0.3)
+    ax[0].set_title(f"{result.scenario.name} - seed {result.scenario.config['seed']} - {n} flows (series for all flows together)")
+    return save_figure(fig, path)
+
+
+def _series_flows(result: RunResult, se: dict):
+    """(label, row mask) per line of the series table: one per flow, or one for all flows."""
+    ids = np.asarray(se["flow_id"])
+    if len(ids) and ids[0] == -1:
+        return [("all flows", ids == -1)]
+    return [(f"flow {f['flow_id']} ({f['cca']})", ids == f["flow_id"]) for f in result.flows.to_pylist()]
 
 
 def _shade_nlos(ax, t, los):
@@ -218,10 +264,9 @@ def _map_figure(result: RunResult, t, los, xy):
 def _overview_figure(result: RunResult, t, los, sinr):
     se = result.series.to_pydict()
     fig, ax = plt.subplots(3, 1, figsize=(10, 8), sharex=True, constrained_layout=True)
-    for f in result.flows.to_pylist():
-        fm = np.asarray(se["flow_id"]) == f["flow_id"]
+    for label, fm in _series_flows(result, se):
         ts = np.asarray(se["t_s"])[fm]
-        ax[0].plot(ts, np.asarray(se["throughput_mbps"])[fm], lw=0.9, label=f"flow {f['flow_id']} ({f['cca']})")
+        ax[0].plot(ts, np.asarray(se["throughput_mbps"])[fm], lw=0.9, label=label)
         ax[1].plot(ts, np.asarray(se["rtt_mean_ms"], dtype=float)[fm], lw=0.9)
     ax[2].plot(t, sinr, lw=0.7, color="C3")
     for a in ax:

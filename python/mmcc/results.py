@@ -14,14 +14,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import __version__, _core
-from .files import atomic_write_bytes
+from .files import atomic_write, atomic_write_bytes
 from .scenario import Scenario
 
 __all__ = ["RunResult", "run", "write_parquet"]
 
 # Tables written by default; the trace tables only when they have rows (record.trace = true).
-TABLES = ["flows", "series", "cwnd", "events", "rtt_hist", "owd_hist", "drops", "links", "radio", "rtt_trace",
-          "owd_trace"]
+TABLES = ["flows", "series", "spread", "cwnd", "events", "rtt_hist", "owd_hist", "drops", "links", "radio",
+          "rtt_trace", "owd_trace"]
+#: Tables written only when they have rows (the others are written empty, with their columns).
+OPTIONAL_TABLES = ("spread", "radio", "rtt_trace", "owd_trace")
 
 
 def _to_arrow(cols: dict) -> pa.Table:
@@ -31,8 +33,10 @@ def _to_arrow(cols: dict) -> pa.Table:
             arrays.append(pa.array(np.frombuffer(data, dtype="<f8")))
         elif dtype == "i64":
             arrays.append(pa.array(np.frombuffer(data, dtype="<i8")))
-        else:
-            arrays.append(pa.array(data, type=pa.string()))
+        else:  # "str": distinct labels and little-endian u32 codes into them
+            labels, codes = data
+            # decoded through numpy: Array.take would import pyarrow.compute (0.1 s at start-up)
+            arrays.append(pa.array(np.array(labels, dtype=object)[np.frombuffer(codes, dtype="<u4")], type=pa.string()))
         names.append(name)
     return pa.table(arrays, names=names)
 
@@ -54,13 +58,15 @@ def compact_config(v):
     return v
 
 
+#: Rows per Parquet row group: the writer holds one group's pages at a time.
+ROW_GROUP = 131_072
+
+
 def write_parquet(table: pa.Table, path: Path, metadata: dict | None = None) -> None:
     """Write a table as Parquet atomically, with string metadata in the schema."""
     if metadata:
         table = table.replace_schema_metadata({k: str(v) for k, v in metadata.items()})
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
-    atomic_write_bytes(path, sink.getvalue().to_pybytes())
+    atomic_write(path, lambda f: pq.write_table(table, f, compression="zstd", row_group_size=ROW_GROUP))
 
 
 @dataclass
@@ -100,12 +106,18 @@ class RunResult:
     def data_hash(self) -> str:
         """SHA-256 over every table's content (Arrow IPC stream), independent of file metadata."""
         h = hashlib.sha256()
+
+        class Digest:  # a file-like sink: the stream is hashed as it is written, never held whole
+            closed = False
+
+            def write(self, b) -> int:
+                h.update(b)
+                return len(b)
+
         for name in sorted(self.tables):
-            sink = pa.BufferOutputStream()
-            with pa.ipc.new_stream(sink, self.tables[name].schema) as w:
-                w.write_table(self.tables[name])
             h.update(name.encode())
-            h.update(sink.getvalue().to_pybytes())
+            with pa.ipc.new_stream(pa.PythonFile(Digest(), mode="w"), self.tables[name].schema) as w:
+                w.write_table(self.tables[name])
         return h.hexdigest()
 
     def write(self, out_dir: str | Path) -> list[Path]:
@@ -116,7 +128,7 @@ class RunResult:
         written = []
         for name in TABLES:
             t = self.tables.get(name)
-            if t is None or ((name.endswith("_trace") or name == "radio") and t.num_rows == 0):
+            if t is None or (name in OPTIONAL_TABLES and t.num_rows == 0):
                 continue
             p = out / f"{name}.parquet"
             write_parquet(t, p, meta)

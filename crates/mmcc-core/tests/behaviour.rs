@@ -85,8 +85,8 @@ fn rto_backs_off_while_the_path_is_cut_and_recovery_resumes_after() {
     let out = run(cfg).unwrap();
     let ev = out.table("events").unwrap();
     let t = ev.f64_col("t_s").unwrap();
-    let mmcc_core::record::Column::Str(kind) = ev.column("event").unwrap() else { panic!() };
-    let rtos: Vec<f64> = t.iter().zip(kind).filter(|(_, k)| *k == "rto").map(|(t, _)| *t).collect();
+    let kind = ev.str_col("event").unwrap();
+    let rtos: Vec<f64> = t.iter().zip(kind.iter()).filter(|(_, k)| *k == "rto").map(|(t, _)| *t).collect();
     assert!(rtos.len() >= 3, "rtos at {rtos:?}");
     // gaps between consecutive timeouts during the cut double (1 s min RTO: 1, 2, 4 s)
     let gaps: Vec<f64> = rtos.windows(2).map(|w| w[1] - w[0]).collect();

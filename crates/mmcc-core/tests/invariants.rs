@@ -176,10 +176,10 @@ fn running_in_chunks_changes_nothing() {
         let mut sim = Simulation::new(cfg.clone()).unwrap();
         let end = Time(cfg.duration.0);
         while !sim.run_some(end, 7) {}
-        let chunked = mmcc_core::RunOutput::collect(&sim, None);
+        let chunked = mmcc_core::RunOutput::collect(&mut sim, None);
         let mut whole = Simulation::new(cfg).unwrap();
         whole.run();
-        let once = mmcc_core::RunOutput::collect(&whole, None);
+        let once = mmcc_core::RunOutput::collect(&mut whole, None);
         for ((a, b), c) in reference.tables.iter().zip(&chunked.tables).zip(&once.tables) {
             assert_eq!(format!("{:?}", a.columns), format!("{:?}", b.columns), "seed {seed}, table {}", a.name);
             assert_eq!(format!("{:?}", a.columns), format!("{:?}", c.columns), "seed {seed}, table {}", a.name);
@@ -199,4 +199,60 @@ fn an_interrupted_run_stops_where_it_was_asked() {
     let at = at.expect("interrupted");
     assert!(at > Time::ZERO && at < Time(Dur::from_secs(30).0), "{at:?}");
     assert_eq!(out.events_processed, 2 * mmcc_core::sim::INTERRUPT_CHECK_EVENTS);
+}
+
+#[test]
+fn the_aggregate_series_is_the_per_flow_series_added_up() {
+    // five flows starting 300 ms apart, one stopping early, over a lossy dumbbell: recording
+    // the series for all flows together changes nothing else, and each of its bins is the sum
+    // of the per-flow bins (windows carried over silent bins as the per-flow series carries them)
+    use mmcc_core::record::SeriesMode;
+    let mut cfg = with_loss(dumbbell(Bandwidth::mbps(50), Dur::from_millis(30), 150_000, Dur::from_secs(4)), ErrorUnit::Packet, 0.002);
+    for i in 1..5 {
+        let mut f = cfg.flows[0].clone();
+        f.start = Time(i * 300_000_000);
+        cfg.flows.push(f);
+    }
+    cfg.flows[2].stop = Some(Time(2_500_000_000));
+    cfg.flows[2].tcp.snd_buf = Some(64_000); // little left to send at its stop
+    // flow 4 writes 1,400 bytes every 280 ms: silent bins between its writes
+    cfg.flows[4].app = AppConfig::Rate { rate: Bandwidth(40_000), write_size: 1400, bytes: None, writes: None };
+    let mut per = cfg.clone();
+    per.record.series = SeriesMode::PerFlow;
+    cfg.record.series = SeriesMode::Aggregate;
+    let (a, p) = (run(cfg).unwrap(), run(per).unwrap());
+    for t in ["flows", "events", "rtt_hist", "drops", "links"] {
+        assert_eq!(format!("{:?}", a.table(t).unwrap().columns), format!("{:?}", p.table(t).unwrap().columns), "{t}");
+    }
+    assert_eq!(a.table("cwnd").unwrap().rows(), 0);
+    assert_eq!(p.table("spread").unwrap().rows(), 0);
+    let (sa, sp) = (a.table("series").unwrap(), p.table("series").unwrap());
+    assert_eq!(sa.rows(), 40);
+    assert!(sa.i64_col("flow_id").unwrap().iter().all(|&f| f == -1));
+    let flow = sp.i64_col("flow_id").unwrap();
+    for col in ["delivered_bytes", "sent_bytes", "retx_bytes", "acks", "dupacks", "rtt_samples"] {
+        let (x, y) = (sa.i64_col(col).unwrap(), sp.i64_col(col).unwrap());
+        for (b, &v) in x.iter().enumerate() {
+            let sum: i64 = (0..5).map(|f| y[f * 40 + b]).sum();
+            assert_eq!(v, sum, "{col}, bin {b}");
+        }
+    }
+    // flow 2 stops writing at 2.5 s (bin 25) and its flight drains after: the aggregate counts
+    // it up to its last active bin, the per-flow series carries its window on to the end
+    let active = |f: usize, b: usize| ["sent_bytes", "acks", "delivered_bytes"].iter().any(|c| sp.i64_col(c).unwrap()[f * 40 + b] > 0);
+    let last2 = (0..40).rfind(|&b| active(2, b)).unwrap();
+    assert!((13..40).any(|b| !active(4, b)), "flow 4 has silent bins");
+    assert!((25..30).contains(&last2), "flow 2 drains after its stop: last active bin {last2}");
+    let (x, y) = (sa.f64_col("cwnd_bytes").unwrap(), sp.f64_col("cwnd_bytes").unwrap());
+    for (b, &v) in x.iter().enumerate().skip(1) {
+        let sum: f64 = (0..5).filter(|&f| f != 2 || b <= last2).map(|f| y[f * 40 + b]).filter(|c| !c.is_nan()).sum();
+        assert_eq!(v, sum, "cwnd, bin {b}");
+    }
+    let spread = a.table("spread").unwrap();
+    let n = spread.i64_col("flows").unwrap();
+    assert_eq!((n[0], n[5], n[20], n[39]), (1, 2, 5, 4), "flows counted per bin");
+    let p50 = spread.f64_col("throughput_p50_mbps").unwrap();
+    let jain = spread.f64_col("jain_index").unwrap();
+    assert!(p50[20] > 0.0 && jain[20] > 0.2 && jain[20] <= 1.0, "{} {}", p50[20], jain[20]);
+    assert_eq!(flow.len(), 200);
 }

@@ -141,9 +141,7 @@ fn rlc_buffer_overflow_drops_are_counted() {
     let out = run(cfg).unwrap();
     assert!(flow_stat(&out, "drops_queue_full") > 0.0);
     let drops = out.table("drops").unwrap();
-    let mmcc_core::record::Column::Str(dir) = drops.column("direction").unwrap() else {
-        panic!()
-    };
+    let dir = drops.str_col("direction").unwrap();
     assert!(dir.iter().any(|d| d == "gnb->ue"), "{dir:?}");
 }
 
@@ -360,18 +358,16 @@ fn a_spurious_timeout_does_not_lead_to_a_second_reduction() {
         );
         let ev = out.table("events").unwrap();
         let t = ev.f64_col("t_s").unwrap();
-        let mmcc_core::record::Column::Str(kind) = ev.column("event").unwrap() else {
-            panic!()
-        };
+        let kind = ev.str_col("event").unwrap();
         let first_rto = t
             .iter()
-            .zip(kind)
+            .zip(kind.iter())
             .find(|(_, k)| *k == "rto")
             .map(|(t, _)| *t)
             .expect("the outage causes an RTO");
         let later_fr = t
             .iter()
-            .zip(kind)
+            .zip(kind.iter())
             .filter(|(&x, k)| *k == "fast_retransmit" && x > first_rto)
             .count();
         assert_eq!(

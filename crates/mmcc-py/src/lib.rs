@@ -2,7 +2,8 @@
 //!
 //! `run(config_json)` runs one normalized configuration (built and validated by
 //! `mmcc.scenario`) with the GIL released and returns its tables as columns of raw
-//! little-endian bytes (`numpy.frombuffer` reads them without a copy per element).
+//! little-endian bytes (`numpy.frombuffer` reads them without a copy per element); string
+//! columns as their distinct labels and u32 codes.
 
 mod pycca;
 
@@ -13,17 +14,27 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-fn column_to_py<'py>(py: Python<'py>, c: &Column) -> PyResult<Bound<'py, PyAny>> {
+/// `values` as little-endian bytes in a new `bytes` object (one copy, no intermediate buffer).
+fn le_bytes<'py, const W: usize>(py: Python<'py>, values: &[impl Copy], to_le: impl Fn(usize) -> [u8; W]) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, values.len() * W, |buf| {
+        for (i, chunk) in buf.chunks_exact_mut(W).enumerate() {
+            chunk.copy_from_slice(&to_le(i));
+        }
+        Ok(())
+    })
+}
+
+/// A column as `(dtype, data)`: "f64" / "i64" with little-endian bytes, or "str" with
+/// `(labels, codes)`, the codes little-endian u32 indices into the list of labels. The column
+/// is consumed, so its memory is freed as soon as Python holds the copy.
+fn column_to_py(py: Python<'_>, c: Column) -> PyResult<Bound<'_, PyAny>> {
     let t = match c {
-        Column::F64(v) => {
-            let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-            ("f64", PyBytes::new(py, &b).into_any()).into_pyobject(py)?.into_any()
+        Column::F64(v) => ("f64", le_bytes(py, &v, |i| v[i].to_le_bytes())?.into_any()).into_pyobject(py)?.into_any(),
+        Column::I64(v) => ("i64", le_bytes(py, &v, |i| v[i].to_le_bytes())?.into_any()).into_pyobject(py)?.into_any(),
+        Column::Str(l) => {
+            let codes = le_bytes(py, &l.codes, |i| l.codes[i].to_le_bytes())?;
+            ("str", (PyList::new(py, &l.labels)?, codes)).into_pyobject(py)?.into_any()
         }
-        Column::I64(v) => {
-            let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-            ("i64", PyBytes::new(py, &b).into_any()).into_pyobject(py)?.into_any()
-        }
-        Column::Str(v) => ("str", PyList::new(py, v)?.into_any()).into_pyobject(py)?.into_any(),
     };
     Ok(t)
 }
@@ -66,12 +77,12 @@ fn run(py: Python<'_>, config_json: &str, algorithms: Option<BTreeMap<usize, Py<
     };
     let d = PyDict::new(py);
     let tables = PyDict::new(py);
-    for t in &out.tables {
+    for t in out.tables {
         let cols = PyDict::new(py);
-        for (name, c) in &t.columns {
+        for (name, c) in t.columns {
             cols.set_item(name, column_to_py(py, c)?)?;
         }
-        tables.set_item(&t.name, cols)?;
+        tables.set_item(t.name, cols)?;
     }
     d.set_item("tables", tables)?;
     d.set_item("events_processed", out.events_processed)?;

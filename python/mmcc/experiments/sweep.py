@@ -194,6 +194,9 @@ def _execute_run(spec: RunSpec, d: Path) -> dict:
         meta = r.metadata()
         write_parquet(r.series, d / "series.parquet", meta)
         write_parquet(r.tables["cwnd"], d / "cwnd.parquet", meta)
+        spread = r.tables.get("spread")
+        if spread is not None and spread.num_rows:  # a run of many flows (record.series)
+            write_parquet(spread, d / "spread.parquet", meta)
         radio = r.tables.get("radio")
         if radio is not None and radio.num_rows:
             # per 100 ms (the run's per-ms table would make a large sweep write gigabytes)

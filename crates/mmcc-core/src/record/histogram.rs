@@ -3,16 +3,23 @@
 //! Every sample is counted (no sampling). Values are bucketed in microseconds: exactly below
 //! 2048 us, and with 1024 sub-buckets per power of two above, so a bucket's width is at most
 //! 1/1024 (0.1 %) of its value. Mean, min and max are exact (kept from the raw nanoseconds).
+//!
+//! The counts are kept in pages of [`PAGE`] buckets allocated when a sample first falls in one:
+//! a flow's round-trip times fill a few dozen buckets spread over thousands, so a dense array
+//! (55 KB for times near 50 ms) would hold mostly zeros, once per flow and histogram.
 
 use crate::time::Dur;
 
 const LINEAR: u64 = 2048;
 const SUB_BITS: u32 = 10;
 const SUB: u64 = 1 << SUB_BITS;
+/// Buckets per page of counts.
+const PAGE: usize = 64;
 
 #[derive(Clone, Debug, Default)]
 pub struct Histogram {
-    counts: Vec<u64>,
+    /// Page `p` counts buckets `p * PAGE ..`; `None` where none has a sample.
+    pages: Vec<Option<Box<[u64; PAGE]>>>,
     n: u64,
     sum_ns: u128,
     min: u64,
@@ -50,10 +57,11 @@ impl Histogram {
     #[inline]
     pub fn record(&mut self, d: Dur) {
         let b = bucket(d.0 / 1000);
-        if b >= self.counts.len() {
-            self.counts.resize(b + 1, 0);
+        let p = b / PAGE;
+        if p >= self.pages.len() {
+            self.pages.resize(p + 1, None);
         }
-        self.counts[b] += 1;
+        self.pages[p].get_or_insert_with(|| Box::new([0; PAGE]))[b % PAGE] += 1;
         if self.n == 0 || d.0 < self.min {
             self.min = d.0;
         }
@@ -83,7 +91,7 @@ impl Histogram {
         }
         let rank = ((q.clamp(0.0, 1.0) * self.n as f64).ceil() as u64).max(1);
         let mut seen = 0;
-        for (i, &c) in self.counts.iter().enumerate() {
+        for (i, c) in self.counts() {
             seen += c;
             if seen >= rank {
                 let (lo, hi) = bounds(i);
@@ -94,9 +102,16 @@ impl Histogram {
         Some(Dur(self.max))
     }
 
+    /// Non-empty buckets as (index, count), ascending.
+    fn counts(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.pages.iter().enumerate().filter_map(|(p, page)| page.as_ref().map(|c| (p, c))).flat_map(|(p, c)| {
+            c.iter().enumerate().filter(|(_, &n)| n > 0).map(move |(i, &n)| (p * PAGE + i, n))
+        })
+    }
+
     /// Non-empty buckets as (lower us, upper us, count).
     pub fn buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-        self.counts.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| {
+        self.counts().map(|(i, c)| {
             let (lo, hi) = bounds(i);
             (lo, hi, c)
         })
@@ -134,5 +149,17 @@ mod tests {
         assert!((p50 - 50.0).abs() < 0.05, "{p50}");
         assert!((p99 - 99.0).abs() < 0.1, "{p99}");
         assert_eq!(h.quantile(1.0), Some(Dur::from_millis(100)));
+    }
+
+    #[test]
+    fn pages_hold_only_the_buckets_used() {
+        let mut h = Histogram::new();
+        for us in [20_000u64, 20_001, 50_000, 50_000, 3, 1_000_000_000] {
+            h.record(Dur(us * 1000));
+        }
+        assert_eq!(h.pages.iter().filter(|p| p.is_some()).count(), 4);
+        let b: Vec<_> = h.buckets().map(|(lo, _, n)| (lo, n)).collect();
+        assert_eq!(b, [(3, 1), (20_000, 2), (49_984, 2), (999_817_216, 1)]);
+        assert_eq!(h.quantile(0.5), Some(Dur(20_008_000)));
     }
 }

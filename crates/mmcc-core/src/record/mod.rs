@@ -5,12 +5,14 @@
 //! RTT and one-way delay, sparse events and counters. `trace = true` adds every RTT sample,
 //! every delivered segment's one-way delay and every cwnd change.
 
+pub mod aggregate;
 pub mod histogram;
 pub mod pcap;
 pub mod table;
 
+pub use aggregate::{Aggregate, SeriesMode};
 pub use histogram::Histogram;
-pub use table::{Column, Table};
+pub use table::{Column, Labels, Table};
 
 use crate::cca::CaState;
 use crate::time::{Dur, Time};
@@ -27,6 +29,10 @@ pub struct RecordConfig {
     /// Record every RTT sample, every delivered segment and every cwnd change.
     #[serde(default)]
     pub trace: bool,
+    /// The `series` table per flow or for all flows together (with the spread across flows);
+    /// `auto` aggregates above [`aggregate::AUTO_PER_FLOW_MAX`] flows.
+    #[serde(default)]
+    pub series: SeriesMode,
 }
 
 fn default_bin() -> Dur {
@@ -38,7 +44,7 @@ fn default_cwnd_interval() -> Dur {
 
 impl Default for RecordConfig {
     fn default() -> Self {
-        RecordConfig { bin: default_bin(), cwnd_interval: default_cwnd_interval(), trace: false }
+        RecordConfig { bin: default_bin(), cwnd_interval: default_cwnd_interval(), trace: false, series: SeriesMode::Auto }
     }
 }
 
@@ -100,7 +106,12 @@ struct TimeoutChain {
 #[derive(Default)]
 pub struct FlowRecorder {
     cfg: RecordConfig,
+    /// The series for all flows together ([`Aggregate`]): `bins` holds only the current bin,
+    /// the bins left are queued in `done`, and no cwnd points are kept (but with `trace`).
+    aggregate: bool,
     pub bins: Vec<Bin>,
+    /// Bins left, (index, bin), waiting for the run's [`Aggregate`].
+    pub done: Vec<(usize, Bin)>,
     /// Index and [start, end) of the bin last written: avoids a division per record.
     cur: usize,
     cur_start: u64,
@@ -122,22 +133,44 @@ pub struct FlowRecorder {
 }
 
 impl FlowRecorder {
-    pub fn new(cfg: &RecordConfig) -> Self {
-        FlowRecorder { cfg: cfg.clone(), ..Default::default() }
+    /// A recorder; `aggregate`: for a run whose series is recorded for all flows together.
+    pub fn new(cfg: &RecordConfig, aggregate: bool) -> Self {
+        FlowRecorder { cfg: cfg.clone(), aggregate, ..Default::default() }
     }
 
     #[inline]
     fn bin(&mut self, t: Time) -> &mut Bin {
         if t.0 < self.cur_start || t.0 >= self.cur_end || self.bins.is_empty() {
-            let w = self.cfg.bin.0.max(1);
-            self.cur = (t.0 / w) as usize;
-            self.cur_start = self.cur as u64 * w;
-            self.cur_end = self.cur_start + w;
-            if self.cur >= self.bins.len() {
-                self.bins.resize(self.cur + 1, Bin::default());
+            self.move_to(t);
+        }
+        let i = if self.aggregate { 0 } else { self.cur };
+        &mut self.bins[i]
+    }
+
+    #[cold]
+    fn move_to(&mut self, t: Time) {
+        let w = self.cfg.bin.0.max(1);
+        let next = (t.0 / w) as usize;
+        if self.aggregate {
+            if let Some(b) = self.bins.pop() {
+                self.done.push((self.cur, b));
+            }
+            self.bins.push(Bin::default());
+        } else if next >= self.bins.len() {
+            self.bins.resize(next + 1, Bin::default());
+        }
+        self.cur = next;
+        self.cur_start = next as u64 * w;
+        self.cur_end = self.cur_start + w;
+    }
+
+    /// In an aggregating run: queue the current bin too (the run has ended).
+    pub fn finish_bins(&mut self) {
+        if self.aggregate {
+            if let Some(b) = self.bins.pop() {
+                self.done.push((self.cur, b));
             }
         }
-        &mut self.bins[self.cur]
     }
 
     /// A segment left with `pipe` bytes in flight after it.
@@ -213,6 +246,9 @@ impl FlowRecorder {
         b.cwnd = Some(cwnd);
         b.ssthresh = ssthresh;
         b.inflight = inflight;
+        if self.aggregate && !self.cfg.trace {
+            return;
+        }
         let state_changed = self.last_state != Some(state);
         let due = self.last_cwnd_t.is_none_or(|l| t - l >= self.cfg.cwnd_interval);
         let changed = self.cwnd_v.last() != Some(&(cwnd as i64));

@@ -34,7 +34,17 @@ impl Simulation {
         let pcap = Self::open_pcap(&cfg)?;
         let sched = Self::first_events(&cfg, &radios);
         let nflows = flows.len();
+        let bin = cfg.record.bin;
+        let series = cfg
+            .record
+            .series
+            .aggregates(nflows)
+            .then(|| {
+                let starts: Vec<usize> = cfg.flows.iter().map(|f| (f.start.0 / bin.0.max(1)) as usize).collect();
+                Aggregate::new(&starts, bin, cfg.duration.0.div_ceil(bin.0.max(1)) as usize)
+            });
         Ok(Simulation {
+            series,
             cfg,
             sched,
             chans,
@@ -70,6 +80,7 @@ impl Simulation {
     /// profile), receiver and recorder.
     fn build_flows(cfg: &SimConfig, mut custom: BTreeMap<usize, Box<dyn CongestionControl>>) -> Result<Vec<Flow>, String> {
         let mut flows = Vec::new();
+        let aggregate = cfg.record.series.aggregates(cfg.flows.len());
         for (i, f) in cfg.flows.iter().enumerate() {
             let tcp = f.tcp.resolve();
             let algo = match custom.remove(&i) {
@@ -83,7 +94,7 @@ impl Simulation {
             flows.push(Flow {
                 sender,
                 receiver: TcpReceiver::new(i as u32, f.dst, f.src, &tcp),
-                rec: FlowRecorder::new(&cfg.record),
+                rec: FlowRecorder::new(&cfg.record, aggregate),
                 cca_name,
                 feed_delivered: 0,
             });

@@ -126,6 +126,9 @@ impl Simulation {
                 rec: &mut fl.rec,
             };
             f(&mut parts, &mut ctx);
+            if let (Some(a), false) = (&mut self.series, fl.rec.done.is_empty()) {
+                a.absorb(flow as usize, fl.sender.cc.mss, &mut fl.rec.done);
+            }
         }
         for (kind, t, gen) in timers.drain(..) {
             self.sched.schedule(t, Event::Timer { flow, kind, gen });

@@ -16,7 +16,7 @@ use crate::engine::Scheduler;
 use crate::net::{Channel, DropCause, Kind, NodeId, Packet, Routes, Verdict, Wakes};
 use crate::radio::RadioLink;
 use crate::record::pcap::PcapWriter;
-use crate::record::FlowRecorder;
+use crate::record::{Aggregate, FlowRecorder};
 use crate::tcp::{Ctx, TcpReceiver, TcpSender, TimerKind};
 use crate::time::Time;
 use std::collections::BTreeMap;
@@ -119,6 +119,8 @@ pub struct Simulation {
     pcap: Option<(u32, PcapWriter)>,
     /// Cut-through: channel -> the channel its packets are handed to.
     handoff_to: Vec<Option<u32>>,
+    /// The series for all flows together, when the run records it so (`record.series`).
+    series: Option<Aggregate>,
 }
 
 impl Simulation {
@@ -207,5 +209,5 @@ pub fn run_interruptible(
     sim.check_invariants()
         .map_err(|e| format!("internal invariant violated: {e}"))?;
     let pcap = sim.close_pcap()?;
-    Ok((RunOutput::collect(&sim, pcap), stopped))
+    Ok((RunOutput::collect(&mut sim, pcap), stopped))
 }

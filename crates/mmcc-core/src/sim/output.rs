@@ -4,8 +4,10 @@
 use super::Simulation;
 use crate::cca::CaState;
 use crate::net::DropCause;
-use crate::record::{Histogram, Table};
+use crate::record::aggregate::{jain, quantile, AggBin};
+use crate::record::{Aggregate, FlowRecorder, Histogram, Labels, Table};
 use crate::time::{Dur, Time};
+use std::mem::take;
 
 pub struct RunOutput {
     pub tables: Vec<Table>,
@@ -18,18 +20,24 @@ impl RunOutput {
         self.tables.iter().find(|t| t.name == name)
     }
 
-    pub fn collect(sim: &Simulation, pcap_packets: Option<u64>) -> RunOutput {
+    /// The run's tables. The per-flow recordings move out of `sim` as their tables are built
+    /// (each flow's buffers are freed as soon as they are copied), so a run with many flows
+    /// does not hold its recordings twice; collecting the same simulation again gives empty
+    /// series, cwnd, event, histogram and trace tables.
+    pub fn collect(sim: &mut Simulation, pcap_packets: Option<u64>) -> RunOutput {
+        let [series, spread] = series_tables(sim);
         let tables = vec![
             flows_table(sim),
-            series_table(sim),
+            series,
+            spread,
             cwnd_table(sim),
             events_table(sim),
-            hist_table(sim, "rtt_hist", |r| &r.rtt),
-            hist_table(sim, "owd_hist", |r| &r.owd),
+            hist_table(sim, "rtt_hist", |r| &mut r.rtt),
+            hist_table(sim, "owd_hist", |r| &mut r.owd),
             drops_table(sim),
             links_table(sim),
-            trace_table(sim, "rtt_trace", "rtt_ms", |r| &r.rtt_trace),
-            trace_table(sim, "owd_trace", "owd_ms", |r| &r.owd_trace),
+            trace_table(sim, "rtt_trace", "rtt_ms", |r| &mut r.rtt_trace),
+            trace_table(sim, "owd_trace", "owd_ms", |r| &mut r.owd_trace),
             radio_table(sim),
         ];
         RunOutput { tables, events_processed: sim.events_processed(), pcap_packets }
@@ -147,21 +155,128 @@ fn flow_values(sim: &Simulation, i: usize, &(drops, ack_drops): &([u64; 6], u64)
 ]
 }
 
-fn series_table(sim: &Simulation) -> Table {
-    let mut flow = Vec::new();
-    let mut t_s = Vec::new();
-    let (mut tput, mut deliv, mut sent, mut retx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut cwnd, mut cwnd_seg, mut ssth, mut infl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut rtt, mut owd, mut rttn) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut acks, mut dups) = (Vec::new(), Vec::new());
+/// `n` empty vectors with room for `rows` each.
+fn columns<T, const N: usize>(rows: usize) -> [Vec<T>; N] {
+    std::array::from_fn(|_| Vec::with_capacity(rows))
+}
+
+/// The `series` table and the `spread` table: per flow (no spread), or for all flows together.
+fn series_tables(sim: &mut Simulation) -> [Table; 2] {
+    match sim.series.take() {
+        None => [series_table(sim), spread_table(&[], Dur::ZERO)],
+        Some(agg) => aggregate_tables(sim, agg),
+    }
+}
+
+/// Each flow's last bins into the aggregate, and the flow counted with its last window up to
+/// its stop time; then one `series` row per bin (flow_id -1) and the spread across flows.
+fn aggregate_tables(sim: &mut Simulation, mut agg: Aggregate) -> [Table; 2] {
+    let w = agg.width().0.max(1);
     let end = sim.cfg.duration;
-    for (i, f) in sim.flows.iter().enumerate() {
+    for (i, f) in sim.flows.iter_mut().enumerate() {
+        f.rec.finish_bins();
+        let mss = f.sender.cc.mss;
+        agg.absorb(i, mss, &mut f.rec.done);
+        let stop = sim.cfg.flows[i].stop.map_or(end.0, |t| t.0.min(end.0));
+        agg.fill(i, mss, stop.div_ceil(w) as usize);
+    }
+    let bins = take(&mut agg.bins);
+    let rows = bins.len();
+    let [mut t_s, mut tput, mut cwnd, mut seg, mut ssth, mut infl, mut rtt, mut owd] = columns::<f64, 8>(rows);
+    let [mut flow, mut deliv, mut sent, mut retx, mut rttn, mut acks, mut dups] = columns::<i64, 7>(rows);
+    let width = agg.width();
+    for (b, a) in bins.iter().enumerate() {
+        let x = &a.sum;
+        flow.push(-1);
+        t_s.push((b as u64 * width.0) as f64 * 1e-9);
+        tput.push(x.delivered_bytes as f64 * 8.0 / width.secs_f64() / 1e6);
+        deliv.push(x.delivered_bytes as i64);
+        sent.push(x.sent_bytes as i64);
+        retx.push(x.retx_bytes as i64);
+        let counted = a.cwnd.iter().any(|c| !c.is_nan());
+        cwnd.push(if counted { a.cwnd_bytes as f64 } else { f64::NAN });
+        seg.push(if counted { a.cwnd_segments } else { f64::NAN });
+        ssth.push(f64::NAN);
+        infl.push(if counted { a.inflight_bytes as f64 } else { f64::NAN });
+        rtt.push(if x.rtt_n > 0 { x.rtt_sum_ns as f64 / x.rtt_n as f64 * 1e-6 } else { f64::NAN });
+        owd.push(if x.owd_n > 0 { x.owd_sum_ns as f64 / x.owd_n as f64 * 1e-6 } else { f64::NAN });
+        rttn.push(x.rtt_n as i64);
+        acks.push(x.acks as i64);
+        dups.push(x.dupacks as i64);
+    }
+    let series = Table::new("series")
+        .i64("flow_id", flow)
+        .f64("t_s", t_s)
+        .f64("throughput_mbps", tput)
+        .i64("delivered_bytes", deliv)
+        .i64("sent_bytes", sent)
+        .i64("retx_bytes", retx)
+        .f64("cwnd_bytes", cwnd)
+        .f64("cwnd_segments", seg)
+        .f64("ssthresh_bytes", ssth)
+        .f64("inflight_bytes", infl)
+        .f64("rtt_mean_ms", rtt)
+        .f64("owd_mean_ms", owd)
+        .i64("rtt_samples", rttn)
+        .i64("acks", acks)
+        .i64("dupacks", dups);
+    [series, spread_table(&bins, width)]
+}
+
+/// Per bin, across the flows counted in it: how many, quantiles (nearest rank) of their
+/// throughput and window, and Jain's fairness index of their throughput.
+fn spread_table(bins: &[AggBin], width: Dur) -> Table {
+    let rows = bins.len();
+    let [mut t_s, mut jains] = columns::<f64, 2>(rows);
+    let [mut flows] = columns::<i64, 1>(rows);
+    let qs = [0.0, 0.1, 0.5, 0.9, 1.0];
+    let mut tq: [Vec<f64>; 5] = columns::<f64, 5>(rows);
+    let mut cq: [Vec<f64>; 5] = columns::<f64, 5>(rows);
+    for (b, a) in bins.iter().enumerate() {
+        t_s.push((b as u64 * width.0) as f64 * 1e-9);
+        flows.push(a.delivered.len() as i64);
+        let mbps = 8.0 / width.secs_f64().max(1e-12) / 1e6;
+        let mut d = a.delivered.clone();
+        d.sort_by(f32::total_cmp);
+        let mut c: Vec<f32> = a.cwnd.iter().copied().filter(|x| !x.is_nan()).collect();
+        c.sort_by(f32::total_cmp);
+        for (k, &q) in qs.iter().enumerate() {
+            tq[k].push(quantile(&d, q) * mbps);
+            cq[k].push(quantile(&c, q));
+        }
+        jains.push(jain(&d));
+    }
+    let [t0, t10, t50, t90, t100] = tq;
+    let [c0, c10, c50, c90, c100] = cq;
+    Table::new("spread")
+        .f64("t_s", t_s)
+        .i64("flows", flows)
+        .f64("throughput_min_mbps", t0)
+        .f64("throughput_p10_mbps", t10)
+        .f64("throughput_p50_mbps", t50)
+        .f64("throughput_p90_mbps", t90)
+        .f64("throughput_max_mbps", t100)
+        .f64("cwnd_min_segments", c0)
+        .f64("cwnd_p10_segments", c10)
+        .f64("cwnd_p50_segments", c50)
+        .f64("cwnd_p90_segments", c90)
+        .f64("cwnd_max_segments", c100)
+        .f64("jain_index", jains)
+}
+
+fn series_table(sim: &mut Simulation) -> Table {
+    let end = sim.cfg.duration;
+    let nbins = |r: &FlowRecorder| end.0.div_ceil(r.bin_width().0.max(1)) as usize;
+    let rows = sim.flows.iter().map(|f| nbins(&f.rec)).sum();
+    let [mut flow, mut rttn, mut deliv, mut sent, mut retx, mut acks, mut dups] = columns::<i64, 7>(rows);
+    let [mut t_s, mut tput, mut cwnd, mut cwnd_seg, mut ssth, mut infl, mut rtt, mut owd] = columns::<f64, 8>(rows);
+    for (i, f) in sim.flows.iter_mut().enumerate() {
         let bin = f.rec.bin_width();
-        let nbins = (end.0.div_ceil(bin.0.max(1))) as usize;
+        let bins = take(&mut f.rec.bins);
         let mss = f.sender.cc.mss as f64;
         let (mut last_cwnd, mut last_ss, mut last_inf) = (f64::NAN, f64::NAN, f64::NAN);
-        for b in 0..nbins {
-            let x = f.rec.bins.get(b).copied().unwrap_or_default();
+        for b in 0..nbins(&f.rec) {
+            let x = bins.get(b).copied().unwrap_or_default();
             if let Some(c) = x.cwnd {
                 last_cwnd = c as f64;
                 last_ss = if x.ssthresh == u64::MAX { f64::NAN } else { x.ssthresh as f64 };
@@ -202,22 +317,25 @@ fn series_table(sim: &Simulation) -> Table {
         .i64("dupacks", dups)
 }
 
-fn cwnd_table(sim: &Simulation) -> Table {
-    let (mut flow, mut t, mut cw, mut seg, mut ss, mut inf, mut st) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (i, f) in sim.flows.iter().enumerate() {
+fn cwnd_table(sim: &mut Simulation) -> Table {
+    let rows = sim.flows.iter().map(|f| f.rec.cwnd_t.len()).sum();
+    let [mut flow, mut cw, mut inf] = columns::<i64, 3>(rows);
+    let [mut t, mut seg, mut ss] = columns::<f64, 3>(rows);
+    let mut st = Vec::with_capacity(rows);
+    for (i, f) in sim.flows.iter_mut().enumerate() {
         let mss = f.sender.cc.mss as f64;
-        let r = &f.rec;
-        for k in 0..r.cwnd_t.len() {
-            flow.push(i as i64);
-            t.push(r.cwnd_t[k] as f64 * 1e-9);
-            cw.push(r.cwnd_v[k]);
-            seg.push(r.cwnd_v[k] as f64 / mss);
-            ss.push(if r.ssthresh_v[k] < 0 { f64::NAN } else { r.ssthresh_v[k] as f64 });
-            inf.push(r.inflight_v[k]);
-            st.push(state_name(r.state_v[k]).to_string());
-        }
+        let r = &mut f.rec;
+        let (ts, cws, sss, infs, sts) =
+            (take(&mut r.cwnd_t), take(&mut r.cwnd_v), take(&mut r.ssthresh_v), take(&mut r.inflight_v), take(&mut r.state_v));
+        flow.extend(std::iter::repeat_n(i as i64, ts.len()));
+        t.extend(ts.iter().map(|&x| x as f64 * 1e-9));
+        seg.extend(cws.iter().map(|&x| x as f64 / mss));
+        cw.extend(cws);
+        ss.extend(sss.iter().map(|&x| if x < 0 { f64::NAN } else { x as f64 }));
+        inf.extend(infs);
+        st.extend(sts.iter().map(|&x| state_code(x)));
     }
+    let states = Labels { labels: STATES.iter().map(|s| s.name().to_string()).collect(), codes: st };
     Table::new("cwnd")
         .i64("flow_id", flow)
         .f64("t_s", t)
@@ -225,39 +343,46 @@ fn cwnd_table(sim: &Simulation) -> Table {
         .f64("cwnd_segments", seg)
         .f64("ssthresh_bytes", ss)
         .i64("inflight_bytes", inf)
-        .str("state", st)
+        .labels("state", states)
 }
 
-fn state_name(v: i64) -> &'static str {
+/// The recorder's state numbers, in order.
+const STATES: [CaState; 4] = [CaState::Open, CaState::Disorder, CaState::Recovery, CaState::Loss];
+
+fn state_code(v: i64) -> u32 {
     match v {
-        0 => CaState::Open.name(),
-        1 => CaState::Disorder.name(),
-        2 => CaState::Recovery.name(),
-        _ => CaState::Loss.name(),
+        0..=2 => v as u32,
+        _ => 3,
     }
 }
 
-fn events_table(sim: &Simulation) -> Table {
-    let (mut flow, mut t, mut kind, mut val) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (i, f) in sim.flows.iter().enumerate() {
-        for &(tt, k, v) in &f.rec.events {
+fn events_table(sim: &mut Simulation) -> Table {
+    let rows = sim.flows.iter().map(|f| f.rec.events.len()).sum();
+    let [mut flow] = columns::<i64, 1>(rows);
+    let [mut t, mut val] = columns::<f64, 2>(rows);
+    let mut codes = Vec::with_capacity(rows);
+    let mut kinds: Vec<String> = Vec::new();
+    for (i, f) in sim.flows.iter_mut().enumerate() {
+        for (tt, k, v) in take(&mut f.rec.events) {
             flow.push(i as i64);
             t.push(tt as f64 * 1e-9);
-            if k == "state" {
-                kind.push(format!("state:{}", state_name(v as i64)));
-            } else {
-                kind.push(k.to_string());
-            }
+            let kind = if k == "state" { format!("state:{}", STATES[state_code(v as i64) as usize].name()) } else { k.to_string() };
+            let code = kinds.iter().position(|x| *x == kind).unwrap_or_else(|| {
+                kinds.push(kind);
+                kinds.len() - 1
+            });
+            codes.push(code as u32);
             val.push(v);
         }
     }
-    Table::new("events").i64("flow_id", flow).f64("t_s", t).str("event", kind).f64("value", val)
+    let kind = Labels { labels: kinds, codes };
+    Table::new("events").i64("flow_id", flow).f64("t_s", t).labels("event", kind).f64("value", val)
 }
 
-fn hist_table(sim: &Simulation, name: &str, get: impl Fn(&crate::record::FlowRecorder) -> &Histogram) -> Table {
+fn hist_table(sim: &mut Simulation, name: &str, get: impl Fn(&mut FlowRecorder) -> &mut Histogram) -> Table {
     let (mut flow, mut lo, mut hi, mut n) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (i, f) in sim.flows.iter().enumerate() {
-        for (l, h, c) in get(&f.rec).buckets() {
+    for (i, f) in sim.flows.iter_mut().enumerate() {
+        for (l, h, c) in take(get(&mut f.rec)).buckets() {
             flow.push(i as i64);
             lo.push(l as f64 * 1e-3);
             hi.push(h as f64 * 1e-3);
@@ -321,14 +446,14 @@ fn links_table(sim: &Simulation) -> Table {
 }
 
 fn trace_table(
-    sim: &Simulation,
+    sim: &mut Simulation,
     name: &str,
     col: &str,
-    get: impl Fn(&crate::record::FlowRecorder) -> &Vec<(i64, i64)>,
+    get: impl Fn(&mut FlowRecorder) -> &mut Vec<(i64, i64)>,
 ) -> Table {
     let (mut flow, mut t, mut v) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, f) in sim.flows.iter().enumerate() {
-        for &(tt, vv) in get(&f.rec) {
+    for (i, f) in sim.flows.iter_mut().enumerate() {
+        for (tt, vv) in take(get(&mut f.rec)) {
             flow.push(i as i64);
             t.push(tt as f64 * 1e-9);
             v.push(vv as f64 * 1e-6);

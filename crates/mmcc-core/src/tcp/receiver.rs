@@ -652,7 +652,7 @@ mod tests {
         let mut rx = TcpReceiver::new(0, 1, 0, &settings);
         rx.quickacks = 0;
         let (mut out, mut timers) = (Vec::new(), Vec::new());
-        let mut rec = FlowRecorder::new(&RecordConfig::default());
+        let mut rec = FlowRecorder::new(&RecordConfig::default(), false);
         let mut acks = Vec::new();
         for (k, &q) in seqs.iter().enumerate() {
             let now = Time(1_000_000 + 1000 * k as u64);

@@ -5,7 +5,7 @@ use super::Simulation;
 use crate::cca::CaState;
 use crate::net::DropCause;
 use crate::record::aggregate::{jain, quantile, AggBin};
-use crate::record::{Aggregate, FlowRecorder, Histogram, Labels, Table};
+use crate::record::{Aggregate, Bin, FlowRecorder, Histogram, Labels, Table};
 use crate::time::{Dur, Time};
 use std::mem::take;
 
@@ -181,45 +181,16 @@ fn aggregate_tables(sim: &mut Simulation, mut agg: Aggregate) -> [Table; 2] {
         agg.fill(i, mss, stop.div_ceil(w) as usize);
     }
     let bins = take(&mut agg.bins);
-    let rows = bins.len();
-    let [mut t_s, mut tput, mut cwnd, mut seg, mut ssth, mut infl, mut rtt, mut owd] = columns::<f64, 8>(rows);
-    let [mut flow, mut deliv, mut sent, mut retx, mut rttn, mut acks, mut dups] = columns::<i64, 7>(rows);
     let width = agg.width();
+    let mut rows = SeriesRows::with_capacity(bins.len());
     for (b, a) in bins.iter().enumerate() {
-        let x = &a.sum;
-        flow.push(-1);
-        t_s.push((b as u64 * width.0) as f64 * 1e-9);
-        tput.push(x.delivered_bytes as f64 * 8.0 / width.secs_f64() / 1e6);
-        deliv.push(x.delivered_bytes as i64);
-        sent.push(x.sent_bytes as i64);
-        retx.push(x.retx_bytes as i64);
+        // the windows are sums over the flows counted with one (NaN when none has one yet)
         let counted = a.cwnd.iter().any(|c| !c.is_nan());
-        cwnd.push(if counted { a.cwnd_bytes as f64 } else { f64::NAN });
-        seg.push(if counted { a.cwnd_segments } else { f64::NAN });
-        ssth.push(f64::NAN);
-        infl.push(if counted { a.inflight_bytes as f64 } else { f64::NAN });
-        rtt.push(if x.rtt_n > 0 { x.rtt_sum_ns as f64 / x.rtt_n as f64 * 1e-6 } else { f64::NAN });
-        owd.push(if x.owd_n > 0 { x.owd_sum_ns as f64 / x.owd_n as f64 * 1e-6 } else { f64::NAN });
-        rttn.push(x.rtt_n as i64);
-        acks.push(x.acks as i64);
-        dups.push(x.dupacks as i64);
+        let or_nan = |v: f64| if counted { v } else { f64::NAN };
+        let windows = [or_nan(a.cwnd_bytes as f64), or_nan(a.cwnd_segments), f64::NAN, or_nan(a.inflight_bytes as f64)];
+        rows.push(-1, b, width, &a.sum, windows);
     }
-    let series = Table::new("series")
-        .i64("flow_id", flow)
-        .f64("t_s", t_s)
-        .f64("throughput_mbps", tput)
-        .i64("delivered_bytes", deliv)
-        .i64("sent_bytes", sent)
-        .i64("retx_bytes", retx)
-        .f64("cwnd_bytes", cwnd)
-        .f64("cwnd_segments", seg)
-        .f64("ssthresh_bytes", ssth)
-        .f64("inflight_bytes", infl)
-        .f64("rtt_mean_ms", rtt)
-        .f64("owd_mean_ms", owd)
-        .i64("rtt_samples", rttn)
-        .i64("acks", acks)
-        .i64("dupacks", dups);
+    let series = rows.table();
     [series, spread_table(&bins, width)]
 }
 
@@ -264,16 +235,72 @@ fn spread_table(bins: &[AggBin], width: Dur) -> Table {
         .f64("jain_index", jains)
 }
 
+/// The `series` table's columns, a row per flow (or all flows) and bin.
+struct SeriesRows {
+    ints: [Vec<i64>; 7],
+    floats: [Vec<f64>; 8],
+}
+
+impl SeriesRows {
+    fn with_capacity(rows: usize) -> SeriesRows {
+        SeriesRows { ints: columns(rows), floats: columns(rows) }
+    }
+
+    /// Bin `b` of `width` of `flow` (-1: all flows), with `windows` = cwnd bytes, cwnd segments,
+    /// ssthresh and in-flight bytes as the row shows them.
+    fn push(&mut self, flow: i64, b: usize, width: Dur, x: &Bin, windows: [f64; 4]) {
+        let mean_ms = |sum: u64, n: u64| if n > 0 { sum as f64 / n as f64 * 1e-6 } else { f64::NAN };
+        let ints = [flow, x.delivered_bytes as i64, x.sent_bytes as i64, x.retx_bytes as i64, x.rtt_n as i64, x.acks as i64, x.dupacks as i64];
+        let [cwnd, seg, ssthresh, inflight] = windows;
+        let floats = [
+            (b as u64 * width.0) as f64 * 1e-9,
+            x.delivered_bytes as f64 * 8.0 / width.secs_f64() / 1e6,
+            cwnd,
+            seg,
+            ssthresh,
+            inflight,
+            mean_ms(x.rtt_sum_ns, x.rtt_n),
+            mean_ms(x.owd_sum_ns, x.owd_n),
+        ];
+        for (c, v) in self.ints.iter_mut().zip(ints) {
+            c.push(v);
+        }
+        for (c, v) in self.floats.iter_mut().zip(floats) {
+            c.push(v);
+        }
+    }
+
+    fn table(self) -> Table {
+        let [flow, deliv, sent, retx, rttn, acks, dups] = self.ints;
+        let [t_s, tput, cwnd, seg, ssth, infl, rtt, owd] = self.floats;
+        Table::new("series")
+            .i64("flow_id", flow)
+            .f64("t_s", t_s)
+            .f64("throughput_mbps", tput)
+            .i64("delivered_bytes", deliv)
+            .i64("sent_bytes", sent)
+            .i64("retx_bytes", retx)
+            .f64("cwnd_bytes", cwnd)
+            .f64("cwnd_segments", seg)
+            .f64("ssthresh_bytes", ssth)
+            .f64("inflight_bytes", infl)
+            .f64("rtt_mean_ms", rtt)
+            .f64("owd_mean_ms", owd)
+            .i64("rtt_samples", rttn)
+            .i64("acks", acks)
+            .i64("dupacks", dups)
+    }
+}
+
 fn series_table(sim: &mut Simulation) -> Table {
     let end = sim.cfg.duration;
     let nbins = |r: &FlowRecorder| end.0.div_ceil(r.bin_width().0.max(1)) as usize;
-    let rows = sim.flows.iter().map(|f| nbins(&f.rec)).sum();
-    let [mut flow, mut rttn, mut deliv, mut sent, mut retx, mut acks, mut dups] = columns::<i64, 7>(rows);
-    let [mut t_s, mut tput, mut cwnd, mut cwnd_seg, mut ssth, mut infl, mut rtt, mut owd] = columns::<f64, 8>(rows);
+    let mut rows = SeriesRows::with_capacity(sim.flows.iter().map(|f| nbins(&f.rec)).sum());
     for (i, f) in sim.flows.iter_mut().enumerate() {
         let bin = f.rec.bin_width();
         let bins = take(&mut f.rec.bins);
         let mss = f.sender.cc.mss as f64;
+        // the last cwnd / ssthresh / in-flight seen, carried over bins without a change
         let (mut last_cwnd, mut last_ss, mut last_inf) = (f64::NAN, f64::NAN, f64::NAN);
         for b in 0..nbins(&f.rec) {
             let x = bins.get(b).copied().unwrap_or_default();
@@ -282,39 +309,10 @@ fn series_table(sim: &mut Simulation) -> Table {
                 last_ss = if x.ssthresh == u64::MAX { f64::NAN } else { x.ssthresh as f64 };
                 last_inf = x.inflight as f64;
             }
-            flow.push(i as i64);
-            t_s.push((b as u64 * bin.0) as f64 * 1e-9);
-            tput.push(x.delivered_bytes as f64 * 8.0 / bin.secs_f64() / 1e6);
-            deliv.push(x.delivered_bytes as i64);
-            sent.push(x.sent_bytes as i64);
-            retx.push(x.retx_bytes as i64);
-            cwnd.push(last_cwnd);
-            cwnd_seg.push(last_cwnd / mss);
-            ssth.push(last_ss);
-            infl.push(last_inf);
-            rtt.push(if x.rtt_n > 0 { x.rtt_sum_ns as f64 / x.rtt_n as f64 * 1e-6 } else { f64::NAN });
-            owd.push(if x.owd_n > 0 { x.owd_sum_ns as f64 / x.owd_n as f64 * 1e-6 } else { f64::NAN });
-            rttn.push(x.rtt_n as i64);
-            acks.push(x.acks as i64);
-            dups.push(x.dupacks as i64);
+            rows.push(i as i64, b, bin, &x, [last_cwnd, last_cwnd / mss, last_ss, last_inf]);
         }
     }
-    Table::new("series")
-        .i64("flow_id", flow)
-        .f64("t_s", t_s)
-        .f64("throughput_mbps", tput)
-        .i64("delivered_bytes", deliv)
-        .i64("sent_bytes", sent)
-        .i64("retx_bytes", retx)
-        .f64("cwnd_bytes", cwnd)
-        .f64("cwnd_segments", cwnd_seg)
-        .f64("ssthresh_bytes", ssth)
-        .f64("inflight_bytes", infl)
-        .f64("rtt_mean_ms", rtt)
-        .f64("owd_mean_ms", owd)
-        .i64("rtt_samples", rttn)
-        .i64("acks", acks)
-        .i64("dupacks", dups)
+    rows.table()
 }
 
 fn cwnd_table(sim: &mut Simulation) -> Table {

@@ -100,11 +100,10 @@ MMWAVE_RUNNER_DIR ?= target/mmwave-oracle
 mmwave-runner:
 	$(MAKE) --no-print-directory -C ns3/mmwave-oracle NS3_MMWAVE=$(abspath $(NS3_MMWAVE)) BUILD=$(abspath $(MMWAVE_RUNNER_DIR))
 
+# Speed and memory as ratios against the previous commit (built in target/bench-base) and ns-3
+# 3.37 on the same case; BENCH_ARGS='--base REV', '--grid', '--skip-base' (benches/bench.py).
 bench: setup
-	cargo bench -p mmcc-core --bench dumbbell
-	cargo bench -p mmcc-core --bench thesis
-	cargo bench -p mmcc-core --bench algorithms
-	$(PY) benches/python_cca.py
+	$(PY) benches/bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) target out

@@ -54,12 +54,16 @@ fn run(py: Python<'_>, config_json: &str, algorithms: Option<BTreeMap<usize, Py<
         custom.insert(i, Box::new(pycca::PyCca::new(py, obj, error.clone())?));
     }
     // Ctrl-C: Python's signal handlers run between chunks of events (the GIL is taken for the
-    // check only); an interrupted run returns its tables so far with the time it reached.
-    let result = py.detach(move || {
+    // check only); an interrupted run returns its tables so far with the time it reached. A run
+    // with Python algorithms keeps the GIL (they take it on every ACK; taking it back from a
+    // released state costs more than their call).
+    let python_algorithms = !custom.is_empty();
+    let go = move || {
         catch_unwind(AssertUnwindSafe(move || {
             mmcc_core::sim::run_interruptible(cfg, custom, || Python::attach(|py| py.check_signals().is_err()))
         }))
-    });
+    };
+    let result = if python_algorithms { go() } else { py.detach(go) };
     if let Some(msg) = error.lock().expect("error slot").take() {
         return Err(PyRuntimeError::new_err(msg));
     }

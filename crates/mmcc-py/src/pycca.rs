@@ -158,7 +158,8 @@ impl Method {
 }
 
 pub struct PyCca {
-    obj: Py<PyAny>,
+    /// The object's bound methods, looked up once, in [`Method`] order (they hold the object).
+    methods: Vec<Py<PyAny>>,
     /// The state object handed to every call (made at the first).
     state: std::cell::OnceCell<Py<PyCcState>>,
     /// Bits of the optional methods the object defines itself (the base class's are no-ops).
@@ -189,7 +190,11 @@ impl PyCca {
                 overridden |= m.bit();
             }
         }
-        Ok(PyCca { obj, state: Default::default(), overridden, name, controls_window, fast_recovery, error, failed: Cell::new(false) })
+        let all = [Method::Init, Method::OnAck, Method::IncreaseWindow, Method::Ssthresh, Method::OnCongestionEvent,
+            Method::OnStateChange, Method::OnRateSample];
+        debug_assert!(all.iter().enumerate().all(|(i, m)| *m as usize == i));
+        let methods = all.iter().map(|m| b.getattr(m.py_name(py)).map(Bound::unbind)).collect::<PyResult<_>>()?;
+        Ok(PyCca { methods, state: Default::default(), overridden, name, controls_window, fast_recovery, error, failed: Cell::new(false) })
     }
 
     /// Call `method(cc, *extra)`, copy the window back; returns the method's result.
@@ -213,7 +218,7 @@ impl PyCca {
             let mut args: Vec<Py<PyAny>> = vec![state.clone().into_any().unbind()];
             args.extend(extra(py)?);
             let tuple = pyo3::types::PyTuple::new(py, args)?;
-            let out = self.obj.bind(py).call_method1(method.py_name(py), tuple)?;
+            let out = self.methods[method as usize].bind(py).call1(tuple)?;
             let st = state.borrow();
             if st.cwnd > MAX_WINDOW || st.ssthresh > MAX_WINDOW && st.ssthresh != u64::MAX {
                 return Err(pyo3::exceptions::PyValueError::new_err(format!(

@@ -3,7 +3,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: setup run test test-rust test-ns3 test-bpf test-python validate ns3-deps kernel-deps bench clean mmwave-runner mutants
+.PHONY: setup run test test-rust test-ns3 test-bpf test-python validate ns3-deps kernel-deps bench bench-deps clean mmwave-runner mutants
 
 # Create the virtualenv, install the Python dependencies pyproject.toml lists and build the Rust
 # extension (release). The default install is lean; the test tools and Ray (the `test` extra) are
@@ -102,8 +102,14 @@ mmwave-runner:
 
 # Speed and memory as ratios against the previous commit (built in target/bench-base) and ns-3
 # 3.37 on the same case; BENCH_ARGS='--base REV', '--grid', '--skip-base' (benches/bench.py).
-bench: setup
+bench: setup bench-deps
 	$(PY) benches/bench.py $(BENCH_ARGS)
+
+# valgrind counts the instructions the engine executes (make bench's noise-free ratio), and ns-3
+# the reference it is timed against; installed here if missing and root, else those rows skip.
+bench-deps: ns3-deps
+	@command -v valgrind >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; } \
+		|| echo "valgrind is not installed (apt-get install valgrind): make bench skips the instruction counts"
 
 clean:
 	rm -rf $(VENV) target out

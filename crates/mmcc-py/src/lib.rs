@@ -1,9 +1,9 @@
 //! `mmcc._core`: the Python face of the Rust simulator.
 //!
 //! `run(config_json)` runs one normalized configuration (built and validated by
-//! `mmcc.scenario`) with the GIL released and returns its tables as columns of raw
-//! little-endian bytes (`numpy.frombuffer` reads them without a copy per element); string
-//! columns as their distinct labels and u32 codes.
+//! `mmcc.scenario`) with the GIL released (kept while Python algorithms run) and returns its
+//! tables as columns of raw little-endian bytes (`numpy.frombuffer` reads them without a copy
+//! per element); string columns as their distinct labels and u32 codes.
 
 mod pycca;
 
@@ -15,10 +15,10 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// `values` as little-endian bytes in a new `bytes` object (one copy, no intermediate buffer).
-fn le_bytes<'py, const W: usize>(py: Python<'py>, values: &[impl Copy], to_le: impl Fn(usize) -> [u8; W]) -> PyResult<Bound<'py, PyBytes>> {
+fn le_bytes<'py, T: Copy, const W: usize>(py: Python<'py>, values: &[T], to_le: impl Fn(T) -> [u8; W]) -> PyResult<Bound<'py, PyBytes>> {
     PyBytes::new_with(py, values.len() * W, |buf| {
-        for (i, chunk) in buf.chunks_exact_mut(W).enumerate() {
-            chunk.copy_from_slice(&to_le(i));
+        for (chunk, &v) in buf.chunks_exact_mut(W).zip(values) {
+            chunk.copy_from_slice(&to_le(v));
         }
         Ok(())
     })
@@ -29,10 +29,10 @@ fn le_bytes<'py, const W: usize>(py: Python<'py>, values: &[impl Copy], to_le: i
 /// is consumed, so its memory is freed as soon as Python holds the copy.
 fn column_to_py(py: Python<'_>, c: Column) -> PyResult<Bound<'_, PyAny>> {
     let t = match c {
-        Column::F64(v) => ("f64", le_bytes(py, &v, |i| v[i].to_le_bytes())?.into_any()).into_pyobject(py)?.into_any(),
-        Column::I64(v) => ("i64", le_bytes(py, &v, |i| v[i].to_le_bytes())?.into_any()).into_pyobject(py)?.into_any(),
+        Column::F64(v) => ("f64", le_bytes(py, &v, f64::to_le_bytes)?.into_any()).into_pyobject(py)?.into_any(),
+        Column::I64(v) => ("i64", le_bytes(py, &v, i64::to_le_bytes)?.into_any()).into_pyobject(py)?.into_any(),
         Column::Str(l) => {
-            let codes = le_bytes(py, &l.codes, |i| l.codes[i].to_le_bytes())?;
+            let codes = le_bytes(py, &l.codes, u32::to_le_bytes)?;
             ("str", (PyList::new(py, &l.labels)?, codes)).into_pyobject(py)?.into_any()
         }
     };

@@ -118,9 +118,21 @@ enum Method {
 }
 
 impl Method {
-    /// The methods the base class defines as no-ops (an algorithm need not define them).
-    const OPTIONAL: [Method; 5] =
-        [Method::Init, Method::OnAck, Method::OnCongestionEvent, Method::OnStateChange, Method::OnRateSample];
+    /// Every method, in declaration order (the index of [`PyCca::methods`]).
+    const ALL: [Method; 7] = [
+        Method::Init,
+        Method::OnAck,
+        Method::IncreaseWindow,
+        Method::Ssthresh,
+        Method::OnCongestionEvent,
+        Method::OnStateChange,
+        Method::OnRateSample,
+    ];
+
+    /// The base class defines it as a no-op: an algorithm need not define it.
+    fn optional(self) -> bool {
+        !matches!(self, Method::IncreaseWindow | Method::Ssthresh)
+    }
 
     fn name(self) -> &'static str {
         match self {
@@ -147,13 +159,9 @@ impl Method {
         }
     }
 
-    /// The bit of [`PyCca::overridden`] (0 for the methods every algorithm defines).
+    /// The bit of [`PyCca::overridden`].
     fn bit(self) -> u8 {
-        if Method::OPTIONAL.contains(&self) {
-            1 << self as u8
-        } else {
-            0
-        }
+        1 << self as u8
     }
 }
 
@@ -162,7 +170,8 @@ pub struct PyCca {
     methods: Vec<Py<PyAny>>,
     /// The state object handed to every call (made at the first).
     state: std::cell::OnceCell<Py<PyCcState>>,
-    /// Bits of the optional methods the object defines itself (the base class's are no-ops).
+    /// Bits of the methods to call: the required ones, and the optional ones the object defines
+    /// itself (the base class's are no-ops).
     overridden: u8,
     name: String,
     controls_window: bool,
@@ -180,26 +189,23 @@ impl PyCca {
         let fast_recovery: bool = b.getattr("uses_fast_recovery")?.extract()?;
         let base = py.import("mmcc.cca")?.getattr("CongestionControl")?;
         let mut overridden = 0;
-        for m in Method::OPTIONAL {
+        let mut methods = Vec::with_capacity(Method::ALL.len());
+        for m in Method::ALL {
+            let own = b.getattr(m.py_name(py))?;
             // a bound method of the base class's function is the no-op; anything else (an
             // override, a function set on the instance) is called
-            let own = b.getattr(m.name())?;
-            let base_fn = base.getattr(m.name())?;
-            let inherited = own.getattr("__func__").is_ok_and(|f| f.is(&base_fn));
-            if !inherited {
+            let base_fn = base.getattr(m.py_name(py))?;
+            if !m.optional() || !own.getattr("__func__").is_ok_and(|f| f.is(&base_fn)) {
                 overridden |= m.bit();
             }
+            methods.push(own.unbind());
         }
-        let all = [Method::Init, Method::OnAck, Method::IncreaseWindow, Method::Ssthresh, Method::OnCongestionEvent,
-            Method::OnStateChange, Method::OnRateSample];
-        debug_assert!(all.iter().enumerate().all(|(i, m)| *m as usize == i));
-        let methods = all.iter().map(|m| b.getattr(m.py_name(py)).map(Bound::unbind)).collect::<PyResult<_>>()?;
         Ok(PyCca { methods, state: Default::default(), overridden, name, controls_window, fast_recovery, error, failed: Cell::new(false) })
     }
 
     /// Call `method(cc, *extra)`, copy the window back; returns the method's result.
     fn call(&self, cc: &mut CcState, method: Method, extra: impl FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>>) -> Option<Py<PyAny>> {
-        if self.failed.get() || Method::OPTIONAL.contains(&method) && self.overridden & method.bit() == 0 {
+        if self.failed.get() || self.overridden & method.bit() == 0 {
             return None;
         }
         let res = Python::attach(|py| -> PyResult<Py<PyAny>> {

@@ -30,19 +30,16 @@ impl Simulation {
                 chans[c].cut_through_until = Time(cfg.duration.0);
             }
         }
-        let flows = Self::build_flows(&cfg, custom)?;
+        let aggregate = cfg.record.series.aggregates(cfg.flows.len());
+        let flows = Self::build_flows(&cfg, custom, aggregate)?;
         let pcap = Self::open_pcap(&cfg)?;
         let sched = Self::first_events(&cfg, &radios);
         let nflows = flows.len();
-        let bin = cfg.record.bin;
-        let series = cfg
-            .record
-            .series
-            .aggregates(nflows)
-            .then(|| {
-                let starts: Vec<usize> = cfg.flows.iter().map(|f| (f.start.0 / bin.0.max(1)) as usize).collect();
-                Aggregate::new(&starts, bin, cfg.duration.0.div_ceil(bin.0.max(1)) as usize)
-            });
+        let bin = cfg.record.bin.0.max(1);
+        let series = aggregate.then(|| {
+            let starts: Vec<usize> = cfg.flows.iter().map(|f| (f.start.0 / bin) as usize).collect();
+            Aggregate::new(&starts, cfg.record.bin, cfg.duration.0.div_ceil(bin) as usize)
+        });
         Ok(Simulation {
             series,
             cfg,
@@ -78,9 +75,13 @@ impl Simulation {
 
     /// Each flow's sender (with its algorithm: the caller's, else the registry's for its TCP
     /// profile), receiver and recorder.
-    fn build_flows(cfg: &SimConfig, mut custom: BTreeMap<usize, Box<dyn CongestionControl>>) -> Result<Vec<Flow>, String> {
+    /// `aggregate`: the run records its series for all flows together ([`Aggregate`]).
+    fn build_flows(
+        cfg: &SimConfig,
+        mut custom: BTreeMap<usize, Box<dyn CongestionControl>>,
+        aggregate: bool,
+    ) -> Result<Vec<Flow>, String> {
         let mut flows = Vec::new();
-        let aggregate = cfg.record.series.aggregates(cfg.flows.len());
         for (i, f) in cfg.flows.iter().enumerate() {
             let tcp = f.tcp.resolve();
             let algo = match custom.remove(&i) {

@@ -19,7 +19,7 @@ from .scenario import Scenario
 
 __all__ = ["RunResult", "run", "write_parquet"]
 
-# Tables written by default; the trace tables only when they have rows (record.trace = true).
+# The tables a run writes, in this order.
 TABLES = ["flows", "series", "spread", "cwnd", "events", "rtt_hist", "owd_hist", "drops", "links", "radio",
           "rtt_trace", "owd_trace"]
 #: Tables written only when they have rows (the others are written empty, with their columns).

@@ -145,7 +145,8 @@ fn add(a: &mut Bin, b: &Bin) {
     a.dupacks += b.dupacks;
 }
 
-/// The `q`-quantile (0..=1) of `v` (sorted, no NaN) by the nearest rank; NaN when empty.
+/// The `q`-quantile (0..=1) of `v` (sorted, no NaN) by the nearest-rank method (the
+/// ceil(q n)-th smallest, the first for q = 0); NaN when empty.
 pub fn quantile(v: &[f32], q: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
@@ -154,7 +155,8 @@ pub fn quantile(v: &[f32], q: f64) -> f64 {
     v[rank - 1] as f64
 }
 
-/// Jain's fairness index of `v`: (sum x)^2 / (n sum x^2), 1 when all are equal; NaN when
+/// Jain's fairness index of `v` (Jain, Chiu and Hawe, DEC-TR-301, 1984, eq. (1)):
+/// (sum x)^2 / (n sum x^2), 1 when all are equal, 1/n when one has everything; NaN when
 /// nothing was delivered.
 pub fn jain(v: &[f32]) -> f64 {
     let (s, s2) = v.iter().fold((0.0f64, 0.0f64), |(s, s2), &x| (s + x as f64, s2 + (x as f64) * (x as f64)));

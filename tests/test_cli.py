@@ -106,6 +106,9 @@ def test_many_flows_are_recorded_together_with_their_spread(mmcc_cli, tmp_path):
     # flows per bin, no per-flow cwnd points, and the figure of the spread
     r = mmcc_cli("run", _many_flows(tmp_path, 101), "--out", tmp_path / "agg")
     assert r.returncode == 0, r.stderr
+    # the summary lists ten flows and a line on all of them, not 101 rows
+    assert "... 91 more flows in the flows table; all 101 flows: total" in r.stdout and "Jain's index" in r.stdout
+    assert len(r.stdout.splitlines()) < 20, r.stdout
     se = pq.read_table(tmp_path / "agg" / "series.parquet").to_pydict()
     assert se["flow_id"] == [-1] * 10
     sp = pq.read_table(tmp_path / "agg" / "spread.parquet").to_pydict()

@@ -163,15 +163,28 @@ class RunResult:
         return rows
 
     def summary_text(self) -> str:
+        """A table of the flows; above SUMMARY_FLOWS flows the first of them and a line on all."""
         rows = self.summary_rows()
+        shown = rows if len(rows) <= SUMMARY_FLOWS else rows[:SUMMARY_FLOWS // 2]
         head = ["flow", "cca", "thr Mb/s", "RTT ms", "RTT p95", "OWD ms", "retx", "fast-rtx", "RTOs", "drops"]
         body = [[str(r["flow"]), r["cca"], f"{r['throughput_mbps']:.1f}", f"{r['rtt_mean_ms']:.2f}",
                  f"{r['rtt_p95_ms']:.2f}", f"{r['owd_mean_ms']:.2f}", *("-" if r[k] is None else str(r[k])
-                 for k in ("retransmits", "fast_retransmits", "rtos", "drops"))] for r in rows]
+                 for k in ("retransmits", "fast_retransmits", "rtos", "drops"))] for r in shown]
         widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
         line = lambda cells: "  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
-        return "\n".join([line(head), line(["-" * w for w in widths])] + [line(b) for b in body])
+        out = [line(head), line(["-" * w for w in widths])] + [line(b) for b in body]
+        if len(shown) < len(rows):
+            from .experiments.sweep import jain_index
 
+            t = np.sort(np.array([r["throughput_mbps"] for r in rows], dtype=float))
+            out.append(f"... {len(rows) - len(shown):,} more flows in the flows table; all {len(rows):,} flows: total "
+                       f"{t.sum():.1f} Mb/s, per flow min {t[0]:.2f} / median {np.median(t):.2f} / max {t[-1]:.2f} "
+                       f"Mb/s, Jain's index {jain_index(t):.3f}")
+        return "\n".join(out)
+
+
+#: Flows listed one by one in a run's summary; above this, the first half of them and a line on all.
+SUMMARY_FLOWS = 20
 
 #: A flow whose flight stayed at one segment across this many consecutive timeouts is "stalled"
 #: (flows table: `one_segment_timeouts`; docs/tcp-profiles.md says when ns-3 does this).

@@ -155,18 +155,13 @@ def engine_rows(a) -> list[str]:
 
 
 def ns3_row(tmp: Path) -> str:
-    runner = ROOT / "target" / "ns3" / "mmcc-ns3-runner"
-    if not runner.exists():
-        try:
-            sys.path.insert(0, str(ROOT / "python"))
-            from mmcc import ns3
-
-            runner = ns3.build_runner()
-        except RuntimeError as e:
-            return f"ns-3 3.37: skipped ({str(e).splitlines()[0]})"
     import mmcc
     from mmcc import ns3
 
+    try:
+        runner = ns3.build_runner()  # make -C ns3: rebuilds only what changed, never times a stale runner
+    except RuntimeError as e:
+        return f"ns-3 3.37: skipped ({str(e).splitlines()[0]})"
     sc = mmcc.load("dumbbell").with_overrides({"tcp.profile": "ns3"}, duration="10s")
     t0 = time.perf_counter()
     r = mmcc.run(sc)
@@ -184,16 +179,10 @@ def ns3_row(tmp: Path) -> str:
 def python_cca_row(repeat: int) -> str:
     import mmcc
     from mmcc.cca import PyNewReno
+    from python_cca import best  # benches/, this script's folder
 
-    def best(**kw):
-        out = float("inf")
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            mmcc.run("dumbbell", duration="10s", **kw)
-            out = min(out, time.perf_counter() - t0)
-        return out
-
-    rust, py = best(), best(cca=PyNewReno)
+    rust = best(lambda: mmcc.run("dumbbell", duration="10s"), repeat)
+    py = best(lambda: mmcc.run("dumbbell", duration="10s", cca=PyNewReno), repeat)
     row = f"Python CCA (PyNewReno, dumbbell 10 s): {py:.3f} s against the built-in's {rust:.3f} s -> {py / rust:.1f}x"
     # instructions of 2 s of simulation each, less a 1 ms run's (Python's start and imports)
     code = "import sys, mmcc; from mmcc.cca import PyNewReno; mmcc.run('dumbbell', duration=sys.argv[1], cca=PyNewReno if sys.argv[2] == 'py' else None)"

@@ -140,3 +140,18 @@ def test_importing_mmcc_or_asking_for_help_loads_no_arrow(tmp_path):
             "mmcc.run; assert 'pyarrow' in sys.modules")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_a_sweep_of_many_flows_keeps_the_spread_and_reads_no_missing_flow_rows(tmp_path):
+    # a sweep run of more than 100 flows writes spread.parquet; the first-3-s duplicate-ACK
+    # ratio, which needs flow 0's own series, is NaN rather than a 0 read from missing rows
+    import math
+
+    from mmcc.experiments.sweep import grid, load_summaries, run_sweep
+
+    runs = grid(str(_many_flows(tmp_path, 101)), seeds=[1])
+    run_sweep(runs, tmp_path / "sw", workers=1, progress=False)
+    (d,) = (tmp_path / "sw" / "runs").iterdir()
+    assert (d / "spread.parquet").exists()
+    row = load_summaries(tmp_path / "sw").to_pylist()[0]
+    assert math.isnan(row["dupack_per_packet_first_3s"]) and row["flows"] == 101

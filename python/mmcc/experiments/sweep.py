@@ -183,7 +183,8 @@ def _execute_run(spec: RunSpec, d: Path) -> dict:
         packets = row["segments_sent"] + row["acks_received"]
         dup_early = sum(se["dupacks"][i] for i in early)
         row["dupack_per_packet"] = row["dupacks"] / packets if packets else 0.0
-        row["dupack_per_packet_first_3s"] = dup_early / packets if packets else 0.0
+        per_flow = 0 in se["flow_id"]  # not with the series for all flows together (record.series)
+        row["dupack_per_packet_first_3s"] = (dup_early / packets if packets else 0.0) if per_flow else float("nan")
         row["flows"] = len(flows)
         # flows stuck at one segment per timeout (docs/tcp-profiles.md); the reports list such runs
         row["stalled_flows"] = sum(f["one_segment_timeouts"] >= STALL_TIMEOUTS for f in flows)

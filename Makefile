@@ -14,7 +14,7 @@ setup: $(VENV)/.deps
 $(VENV)/.deps: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/python .ci/requirements.py > $(VENV)/requirements.txt
+	$(VENV)/bin/python .ci/requirements.py gym > $(VENV)/requirements.txt
 	$(VENV)/bin/pip install --quiet "maturin>=1.5,<2" -r $(VENV)/requirements.txt
 	touch $@
 

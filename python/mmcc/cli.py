@@ -258,7 +258,10 @@ def _cmd_run(a) -> int:
     # default: a folder per scenario, algorithm and seed, so runs do not overwrite each other, and
     # per set of overrides (--param, --set, --duration, --cca-param: a short hash of them; run.json
     # has the values)
-    cca_tag = (a.cca.rpartition(":")[2] if a.cca else None) or sc.config["flows"][0]["cca"]
+    if a.cca and a.cca.startswith("policy:"):
+        cca_tag = "policy-" + Path(a.cca[len("policy:"):]).stem
+    else:
+        cca_tag = (a.cca.rpartition(":")[2] if a.cca else None) or sc.config["flows"][0]["cca"]
     seed_tag = a.seed if a.seed is not None else sc.config["seed"]
     overrides = {"param": sorted(a.params), "set": sorted(a.sets), "duration": a.duration,
                  "cca_param": sorted(a.cca_param)}

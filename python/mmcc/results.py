@@ -240,7 +240,7 @@ def run(scenario: Scenario | str, *, cca=None, cca_params: dict | None = None,
     `out_dir` (default: the current folder) under its file name. Ctrl-C stops the simulation
     within a fraction of a second: KeyboardInterrupt, or with `allow_partial` the tables so far
     (`interrupted_at_s` set)."""
-    from .scenario import PYTHON_CCA, ScenarioError, load
+    from .scenario import POLICY_PREFIX, PYTHON_CCA, ScenarioError, load
 
     sc = load(scenario) if isinstance(scenario, (str, os.PathLike)) else scenario
     py_cca = None if cca is None or isinstance(cca, str) else cca
@@ -257,11 +257,23 @@ def run(scenario: Scenario | str, *, cca=None, cca_params: dict | None = None,
         cfg["pcap"]["path"] = str(target)
         cfg_json = json.dumps(cfg, sort_keys=True)
     algorithms = _python_algorithms(sc, py_cca)
+    policies = {i: f["cca"] for i, f in enumerate(sc.config["flows"]) if f["cca"].startswith(POLICY_PREFIX)}
     t0 = time.perf_counter()
-    raw = _core.run(cfg_json, algorithms or None)
-    wall = time.perf_counter() - t0
-    tables = {name: _to_arrow(cols) for name, cols in raw["tables"].items()}
-    res = RunResult(sc, tables, raw["events_processed"], wall, raw.get("pcap_packets"), raw.get("interrupted_at_s"))
+    if policies:
+        if algorithms:
+            raise ScenarioError(f"{sc.source}: a run takes either Python algorithm objects or policies, not both")
+        from .gym.policy import run_policies
+
+        raw = run_policies(sc, policies, pcap_path=(json.loads(cfg_json).get("pcap") or {}).get("path"))
+    else:
+        raw = _core.run(cfg_json, algorithms or None)
+    res = result_from_raw(sc, raw, time.perf_counter() - t0)
     if res.interrupted_at_s is not None and not allow_partial:
         raise KeyboardInterrupt
     return res
+
+
+def result_from_raw(sc: Scenario, raw: dict, wall: float) -> RunResult:
+    """A RunResult from the extension's raw output (`_core.run`, `Session.finish`)."""
+    tables = {name: _to_arrow(cols) for name, cols in raw["tables"].items()}
+    return RunResult(sc, tables, raw["events_processed"], wall, raw.get("pcap_packets"), raw.get("interrupted_at_s"))

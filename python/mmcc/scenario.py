@@ -40,6 +40,8 @@ __all__ = ["Scenario", "ScenarioError", "load", "list_presets", "normalize"]
 
 #: The algorithm name of a flow whose algorithm is a Python object given to `mmcc.run`.
 PYTHON_CCA = "python"
+#: `cca = "policy:PATH"`: a trained policy drives the flow (mmcc.gym.policy).
+POLICY_PREFIX = "policy:"
 
 
 #: Most flows in one run (the core's sim::config::MAX_FLOWS, which refuses more too).
@@ -463,7 +465,9 @@ def _flows(ctx: "_Ctx", top: dict, node: Callable) -> tuple[list, list]:
         tcp = {**base_tcp, **ft.pop("tcp", {})}
         flow = {"src": ft.pop("from"), "dst": ft.pop("to"), "tcp": {TCP_CORE_NAMES.get(k, k): v for k, v in tcp.items()},
                 **ft}
-        if flow.get("cca") == PYTHON_CCA:  # a Python algorithm object is given to the run instead
+        # a Python algorithm object is given to the run instead, or a trained policy drives the
+        # flow (mmcc.gym.policy)
+        if flow.get("cca") == PYTHON_CCA or str(flow.get("cca", "")).startswith(POLICY_PREFIX):
             custom.append(i)
         flows.append(flow)
     return flows, custom

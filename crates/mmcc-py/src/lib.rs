@@ -6,6 +6,7 @@
 //! per element); string columns as their distinct labels and u32 codes.
 
 mod pycca;
+mod session;
 
 use mmcc_core::record::Column;
 use std::collections::BTreeMap;
@@ -70,15 +71,13 @@ fn run(py: Python<'_>, config_json: &str, algorithms: Option<BTreeMap<usize, Py<
     let (out, interrupted_at) = match result {
         Ok(Ok(out)) => out,
         Ok(Err(msg)) => return Err(PyValueError::new_err(msg)),
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
-            return Err(PyRuntimeError::new_err(format!("internal simulator error: {msg}")));
-        }
+        Err(panic) => return Err(PyRuntimeError::new_err(format!("internal simulator error: {}", panic_message(panic)))),
     };
+    output_to_py(py, out, interrupted_at)
+}
+
+/// A run's output as `run` returns it (the tables' columns consumed one at a time).
+fn output_to_py(py: Python<'_>, out: mmcc_core::sim::RunOutput, interrupted_at: Option<mmcc_core::time::Time>) -> PyResult<Py<PyDict>> {
     let d = PyDict::new(py);
     let tables = PyDict::new(py);
     for t in out.tables {
@@ -93,6 +92,15 @@ fn run(py: Python<'_>, config_json: &str, algorithms: Option<BTreeMap<usize, Py<
     d.set_item("pcap_packets", out.pcap_packets)?;
     d.set_item("interrupted_at_s", interrupted_at.map(|t| t.0 as f64 / 1e9))?;
     Ok(d.unbind())
+}
+
+/// A panic's message (the simulator's internal errors), for a RuntimeError.
+fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into())
 }
 
 /// Every built-in congestion-control algorithm: name, aliases, source, parameters.
@@ -183,6 +191,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(route, m)?)?;
     m.add_function(wrap_pyfunction!(linkemu, m)?)?;
     m.add_class::<pycca::PyCcState>()?;
+    m.add_class::<session::Session>()?;
+    m.add("SNAPSHOT_FIELDS", session::SNAPSHOT_FIELDS.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

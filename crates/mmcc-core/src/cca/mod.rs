@@ -21,6 +21,7 @@ pub mod bic;
 pub mod cubic;
 pub mod dtcp;
 pub mod fbtcp;
+pub mod held;
 pub mod highspeed;
 pub mod htcp;
 pub mod hybla;

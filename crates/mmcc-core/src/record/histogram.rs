@@ -73,6 +73,10 @@ impl Histogram {
     pub fn count(&self) -> u64 {
         self.n
     }
+    /// Sum of all samples, ns.
+    pub fn sum_ns(&self) -> u128 {
+        self.sum_ns
+    }
     pub fn mean(&self) -> Option<Dur> {
         (self.n > 0).then(|| Dur((self.sum_ns / self.n as u128) as u64))
     }

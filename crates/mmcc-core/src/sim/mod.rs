@@ -3,12 +3,14 @@
 
 mod build;
 pub mod config;
+mod control;
 mod dispatch;
 mod inspect;
 mod output;
 mod validate;
 
 pub use config::{EngineConfig, FlowConfig, LinkConfig, PcapConfig, SimConfig};
+pub use control::FlowSnapshot;
 pub use output::RunOutput;
 
 use crate::cca::{self, CongestionControl};

@@ -1,0 +1,87 @@
+"""`mmcc/CongestionControl-v0`: a Gymnasium environment in which the agent controls one flow
+of any mmcc scenario (docs/gym.md)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from ..units import parse_time
+from .control import ControlSpec, FlowControl, build_session, scenario_of, step_info, with_trace_offsets
+
+
+class CongestionControlEnv(gym.Env):
+    """One step = one monitor interval of flow `flow` of `scenario` (a preset name, a TOML path
+    or a `mmcc.Scenario`). Observation: the features of `observation` (a preset: "orca",
+    "aurora", "basic"; or a list of feature names) over the last `history` intervals, plus
+    the radio features with `radio=True`. Action: see `action`/`action_bound`/`base`. Reward:
+    "orca", "aurora", "throughput" or a callable of the interval's `Measure`; `reward_scale`
+    multiplies it. An episode is the scenario's run (or `duration`); `reset(seed=s)` derives the
+    run's seed (and trace offsets with `random_trace_offset`) from s: the same s gives the same
+    episode, bit for bit."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, scenario="thesis-edge", *, flow: int = 0, observation="orca", history: int | None = None,
+                 radio: bool = False, action: str = "cwnd", action_bound: float | None = None, base: str = "held",
+                 interval: str = "10ms", initial_rate: str = "10Mbps", reward="orca", reward_scale: float = 1.0,
+                 duration: str | None = None, params: dict | None = None, sets: dict | None = None,
+                 random_trace_offset: bool = False):
+        self.spec_ctl = ControlSpec(observation=observation, history=history, radio=radio, action=action,
+                                    action_bound=action_bound, base=base, interval=interval, initial_rate=initial_rate)
+        sc = scenario_of(scenario)
+        if params or sets or duration:
+            sc = sc.with_overrides(sets, params=params, duration=duration)
+        sc.config  # noqa: B018 - a bad scenario fails here, not at the first reset
+        if duration is not None:
+            parse_time(duration)
+        self.scenario = sc
+        self.flow = flow
+        self.reward = reward
+        self.reward_scale = float(reward_scale)
+        self.random_trace_offset = random_trace_offset
+        n = self.spec_ctl.obs_size
+        self.observation_space = gym.spaces.Box(low=-np.inf, high=np.inf, shape=(n,), dtype=np.float32)
+        self.action_space = gym.spaces.Box(low=-1.0, high=1.0, shape=(1,), dtype=np.float32)
+        self._ctl: FlowControl | None = None
+        self._session = None
+        if not 0 <= flow < len(sc.config["flows"]):
+            raise ValueError(f"flow: {flow}; the scenario has {len(sc.config['flows'])} flows (0..{len(sc.config['flows']) - 1})")
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        run_seed = int(self.np_random.integers(1, 2**31 - 1))
+        sc = with_trace_offsets(self.scenario, self.np_random) if self.random_trace_offset else self.scenario
+        self._session = build_session(sc, {self.flow: self.spec_ctl}, seed=run_seed)
+        self._ctl = FlowControl(self.spec_ctl, self._session, self.flow, self.reward)
+        self._end = self._session.duration_ns
+        self._session.run_until(self._ctl.next_ns)
+        obs, m = self._ctl.observe()
+        return obs, self._info(m, run_seed)
+
+    def step(self, action):
+        if self._ctl is None:
+            raise RuntimeError("call reset() before step()")
+        self._ctl.act(action)
+        self._session.run_until(self._ctl.next_ns)
+        obs, m = self._ctl.observe()
+        reward = self._ctl.reward(m) * self.reward_scale
+        terminated = bool(self._session.now_ns >= self._end or m.done)
+        return obs, reward, terminated, False, self._info(m)
+
+    def _info(self, m, run_seed: int | None = None) -> dict:
+        info = step_info(m)
+        if run_seed is not None:
+            info["run_seed"] = run_seed
+        return info
+
+    def finish(self):
+        """Run the episode's remainder without further actions and return its tables as an
+        `mmcc.RunResult` (the same tables as `mmcc run`)."""
+        from ..results import result_from_raw
+
+        if self._session is None:
+            raise RuntimeError("call reset() first")
+        raw = self._session.finish()
+        self._ctl = None
+        return result_from_raw(self.scenario, raw, 0.0)

@@ -3,7 +3,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PYTHON ?= python3
 
-.PHONY: setup run test test-rust test-ns3 test-bpf test-python validate ns3-deps kernel-deps bench bench-deps clean mmwave-runner mutants
+.PHONY: setup run test test-rust test-ns3 test-bpf test-python validate ns3-deps kernel-deps bench bench-deps bench-gym rl-deps rl-example clean mmwave-runner mutants
 
 # Create the virtualenv, install the Python dependencies pyproject.toml lists and build the Rust
 # extension (release). The default install is lean; the test tools and Ray (the `test` extra) are
@@ -110,6 +110,22 @@ bench: setup bench-deps
 bench-deps: ns3-deps
 	@command -v valgrind >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; } \
 		|| echo "valgrind is not installed (apt-get install valgrind): make bench skips the instruction counts"
+
+# The learning environment's speed: steps per second, real-time ratio, vector-env scaling
+# (benches/gym_bench.py; GYM_BENCH_ARGS='--seconds 10 --workers N').
+bench-gym: setup
+	$(PY) benches/gym_bench.py $(GYM_BENCH_ARGS)
+
+# The optional training stack of examples/train_ppo.py (torch, stable-baselines3: the `rl`
+# extra of pyproject.toml); no test needs it.
+rl-deps: setup
+	$(PY) .ci/requirements.py rl > $(VENV)/requirements-rl.txt
+	$(VENV)/bin/pip install --quiet -r $(VENV)/requirements-rl.txt
+
+# Train a small PPO controller on thesis-edge and compare it with CUBIC, BBR and RTTV
+# (out/rl/report.md; RL_ARGS='--minutes 5 --workers 2').
+rl-example: rl-deps
+	$(PY) examples/train_ppo.py $(RL_ARGS)
 
 clean:
 	rm -rf $(VENV) target out

@@ -113,7 +113,7 @@ class FlowControl:
     def __init__(self, spec: ControlSpec, session, flow: int, reward=None):
         self.spec, self.session, self.flow = spec, session, flow
         self.reward_fn = rew.resolve(reward) if reward is not None else None
-        first = session.snapshot(flow)
+        first = self.snap = session.snapshot(flow)
         self.monitor = feat.Monitor(first)
         n = len(spec.features)
         self.hist = deque([np.zeros(n, dtype=np.float32) for _ in range(spec.k)], maxlen=spec.k)
@@ -125,10 +125,11 @@ class FlowControl:
 
     def observe(self) -> tuple[np.ndarray, feat.Measure]:
         """Measure the interval just ended; the observation (history flattened, oldest first)."""
-        cur = self.session.snapshot(self.flow)
+        cur = self.snap = self.session.snapshot(self.flow)
         m = self.monitor.measure(cur)
         v = np.fromiter((f.fn(m) for f in self.spec.features), dtype=np.float32, count=len(self.spec.features))
-        np.nan_to_num(v, copy=False, posinf=1e9, neginf=-1e9)
+        if not np.isfinite(v).all():  # a user's feature; the built-in ones are finite
+            np.nan_to_num(v, copy=False, posinf=1e9, neginf=-1e9)
         self.hist.append(v)
         self.last = m
         self.next_ns = cur[feat._NOW] + self.spec.interval_ns(cur[feat._SRTT])
@@ -142,7 +143,7 @@ class FlowControl:
         if not math.isfinite(a):
             raise ValueError(f"action: {a}; expected a finite number")
         a = min(max(a, -1.0), 1.0) * self.spec.action_bound
-        snap = self.session.snapshot(self.flow)
+        snap = self.snap  # the simulation has not moved since the observation
         if self.spec.action == "cwnd":
             cwnd = snap[feat._CWND] * 2.0 ** a
             self.session.set_window(self.flow, int(min(max(cwnd, 2 * snap[feat._MSS]), MAX_CWND)))

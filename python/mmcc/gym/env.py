@@ -17,7 +17,8 @@ class CongestionControlEnv(gym.Env):
     the radio features with `radio=True`. Action: see `action`/`action_bound`/`base`. Reward:
     "orca", "aurora", "throughput" or a callable of the interval's `Measure`; `reward_scale`
     multiplies it. An episode is the scenario's run (or `duration`); `reset(seed=s)` derives the
-    run's seed (and trace offsets with `random_trace_offset`) from s: the same s gives the same
+    run's seed (drawn from `run_seeds` when given, e.g. a training set apart from evaluation
+    seeds) and trace offsets (with `random_trace_offset`) from s: the same s gives the same
     episode, bit for bit."""
 
     metadata = {"render_modes": []}
@@ -26,7 +27,7 @@ class CongestionControlEnv(gym.Env):
                  radio: bool = False, action: str = "cwnd", action_bound: float | None = None, base: str = "held",
                  interval: str = "10ms", initial_rate: str = "10Mbps", reward="orca", reward_scale: float = 1.0,
                  duration: str | None = None, params: dict | None = None, sets: dict | None = None,
-                 random_trace_offset: bool = False):
+                 random_trace_offset: bool = False, run_seeds=None):
         self.spec_ctl = ControlSpec(observation=observation, history=history, radio=radio, action=action,
                                     action_bound=action_bound, base=base, interval=interval, initial_rate=initial_rate)
         sc = scenario_of(scenario)
@@ -40,6 +41,9 @@ class CongestionControlEnv(gym.Env):
         self.reward = reward
         self.reward_scale = float(reward_scale)
         self.random_trace_offset = random_trace_offset
+        self.run_seeds = None if run_seeds is None else [int(x) for x in run_seeds]
+        if self.run_seeds is not None and (not self.run_seeds or min(self.run_seeds) < 0):
+            raise ValueError("run_seeds: expected a non-empty collection of non-negative run seeds")
         n = self.spec_ctl.obs_size
         self.observation_space = gym.spaces.Box(low=-np.inf, high=np.inf, shape=(n,), dtype=np.float32)
         self.action_space = gym.spaces.Box(low=-1.0, high=1.0, shape=(1,), dtype=np.float32)
@@ -50,7 +54,8 @@ class CongestionControlEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        run_seed = int(self.np_random.integers(1, 2**31 - 1))
+        run_seed = (int(self.np_random.integers(1, 2**31 - 1)) if self.run_seeds is None
+                    else self.run_seeds[int(self.np_random.integers(len(self.run_seeds)))])
         sc = with_trace_offsets(self.scenario, self.np_random) if self.random_trace_offset else self.scenario
         self._session = build_session(sc, {self.flow: self.spec_ctl}, seed=run_seed)
         self._ctl = FlowControl(self.spec_ctl, self._session, self.flow, self.reward)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Speed of the learning environment (mmcc.gym): environment steps per second with 10 ms
-monitor intervals, the ratio to real time, the share of the step spent in the simulator, and
-how `gymnasium.vector.AsyncVectorEnv` scales with worker processes. Prints the machine.
+monitor intervals, the ratio to real time, the share of the step spent in the simulator, how
+mmcc's vector environment scales with threads, and gymnasium's AsyncVectorEnv beside it.
+Prints the machine.
 
     .venv/bin/python benches/gym_bench.py            # (make bench-gym)
 
@@ -60,20 +61,36 @@ def single(case: str, seconds: float) -> tuple[int, float, float]:
     return n, time.perf_counter() - t0, inner
 
 
-def vector(case: str, seconds: float, workers: int) -> float:
-    """Steps per second of an AsyncVectorEnv of `workers` processes (all environments' steps)."""
+def vector(case: str, seconds: float, num_envs: int, threads: int) -> float:
+    """Steps per second (all environments' steps) of mmcc's vector env: `num_envs` simulations
+    in one process, advanced on `threads` threads."""
+    from mmcc.gym.vector import CongestionControlVectorEnv
+
+    scenario, sets = CASES[case]
+    venv = CongestionControlVectorEnv(num_envs, threads=threads, scenario=scenario, duration=f"{seconds}s",
+                                      base="cubic", sets=sets)
+    venv.reset(seed=1)
+    return _steps_per_s(venv, seconds, num_envs)
+
+
+def async_vector(case: str, seconds: float, workers: int) -> float:
+    """The same through gymnasium.vector.AsyncVectorEnv (a process per environment)."""
     import gymnasium
 
-    venv = gymnasium.vector.AsyncVectorEnv([lambda: make(case, seconds)] * workers, autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP)
+    venv = gymnasium.vector.AsyncVectorEnv([lambda: make(case, seconds)] * workers)
     venv.reset(seed=list(range(1, workers + 1)))
-    a = np.zeros((workers, 1), dtype=np.float32)
-    steps = int(seconds * 100) - 1
+    rate = _steps_per_s(venv, seconds, workers)
+    venv.close()
+    return rate
+
+
+def _steps_per_s(venv, seconds: float, n: int) -> float:
+    a = np.zeros((n, 1), dtype=np.float32)
+    steps = int(seconds * 100) - 1  # one episode: no reset inside the timing
     t0 = time.perf_counter()
     for _ in range(steps):
         venv.step(a)
-    wall = time.perf_counter() - t0
-    venv.close()
-    return steps * workers / wall
+    return steps * n / (time.perf_counter() - t0)
 
 
 def machine() -> str:
@@ -91,16 +108,19 @@ def machine() -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=10.0, help="simulated seconds per episode (default 10)")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="most vector-env processes (default: all cores)")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="threads of the vector env and processes of AsyncVectorEnv (default: all cores)")
     a = ap.parse_args()
     print(f"machine: {machine()}")
     for case in CASES:
         n, wall, inner = single(case, a.seconds)
         print(f"gym {case}: {n / wall:,.0f} steps/s (10 ms steps), {a.seconds / wall:.1f}x real time, "
               f"simulator {inner / wall:.0%} of the step, Python {(wall - inner) / n * 1e6:.0f} us per step")
-        rates = {w: vector(case, a.seconds, w) for w in sorted({1, a.workers})}
-        print(f"gym {case} vector: " + ", ".join(f"{w} worker(s) {r:,.0f} steps/s" for w, r in rates.items())
-              + (f" -> {rates[a.workers] / rates[1]:.2f}x with {a.workers}" if a.workers > 1 else ""))
+        n = 2 * a.workers
+        one, many = vector(case, a.seconds, n, 1), vector(case, a.seconds, n, a.workers)
+        print(f"gym {case} vector ({n} envs in one process): 1 thread {one:,.0f} steps/s, {a.workers} threads "
+              f"{many:,.0f} steps/s -> {many / one:.2f}x; gymnasium AsyncVectorEnv, {a.workers} processes: "
+              f"{async_vector(case, a.seconds, a.workers):,.0f} steps/s")
     return 0
 
 

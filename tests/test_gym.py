@@ -264,3 +264,37 @@ def test_a_policy_runs_in_a_sweep_next_to_built_in_algorithms(tmp_path):
 
     rows = {r["cca"]: r for r in csv.DictReader((tmp_path / "sweep" / "summary.csv").open())}
     assert set(rows) == {"cubic", f"policy:{p}"} and all(float(r["throughput_mbps"]) > 100 for r in rows.values())
+
+
+def test_the_vector_env_replays_the_single_envs_with_their_seeds_and_autoresets():
+    venv = gymnasium.make_vec(mmcc.gym.ENV_ID, num_envs=3, scenario="dumbbell", duration="300ms",
+                              observation="basic", sets=LOSSY)
+    assert type(venv).__name__ == "CongestionControlVectorEnv"
+    obs, _ = venv.reset(seed=5)
+    actions = np.random.default_rng(0).uniform(-1, 1, (40, 3, 1))
+    traj, ends = [obs], []
+    for a in actions:
+        o, r, term, trunc, info = venv.step(a)
+        traj.append(o)
+        ends.append(term.copy())
+    traj = np.array(traj)
+    assert np.array(ends)[28].all()  # reset() ran the first 10 ms, 29 steps the rest; then a reset
+    for i in range(3):
+        env = CongestionControlEnv("dumbbell", duration="300ms", observation="basic", sets=LOSSY)
+        o, _ = env.reset(seed=5 + i)
+        single, done = [o], False
+        for a in actions:
+            if done:
+                o, _ = env.reset()
+                done = False
+            else:
+                o, r, done, _, _ = env.step(a[i])
+            single.append(o)
+        assert np.array(single).tobytes() == traj[:, i].tobytes()
+    # one thread or several: the same episodes
+    from mmcc.gym.vector import CongestionControlVectorEnv
+
+    one = CongestionControlVectorEnv(3, threads=1, scenario="dumbbell", duration="300ms", observation="basic", sets=LOSSY)
+    o1, _ = one.reset(seed=5)
+    steps = [one.step(a)[0] for a in actions]
+    assert np.array([o1] + steps).tobytes() == traj.tobytes()

@@ -192,6 +192,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(linkemu, m)?)?;
     m.add_class::<pycca::PyCcState>()?;
     m.add_class::<session::Session>()?;
+    m.add_function(wrap_pyfunction!(session::run_sessions_until, m)?)?;
     m.add("SNAPSHOT_FIELDS", session::SNAPSHOT_FIELDS.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -73,6 +73,61 @@ impl Session {
     }
 }
 
+/// Advance several sessions at once, each to its own time (ns, capped at its duration), on up
+/// to `threads` threads with the GIL released (`mmcc.gym.vector`). Each session is its own
+/// simulation, so the result is the same as advancing them one by one. Sessions with Python
+/// algorithms are advanced on this thread, holding the GIL.
+#[pyfunction]
+#[pyo3(signature = (sessions, until_ns, threads=0))]
+pub fn run_sessions_until(py: Python<'_>, mut sessions: Vec<PyRefMut<'_, Session>>, until_ns: Vec<u64>, threads: usize) -> PyResult<()> {
+    if sessions.len() != until_ns.len() {
+        return Err(PyValueError::new_err(format!("{} sessions but {} times", sessions.len(), until_ns.len())));
+    }
+    let mut untils = Vec::with_capacity(sessions.len());
+    for (s, &t) in sessions.iter_mut().zip(&until_ns) {
+        let sim = s.sim()?;
+        untils.push(Time(t.min(sim.config().duration.0).max(sim.now().0)));
+    }
+    let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
+    {
+        let mut parallel: Vec<(&mut Simulation, Time)> = sessions
+            .iter_mut()
+            .zip(&untils)
+            .filter(|(s, _)| !s.python_algorithms)
+            .map(|(s, &u)| (s.sim.as_mut().expect("checked above"), u))
+            .collect();
+        let chunk = parallel.len().div_ceil(threads.max(1)).max(1);
+        let failed = py.detach(|| {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = parallel
+                    .chunks_mut(chunk)
+                    .map(|part| {
+                        scope.spawn(move || {
+                            catch_unwind(AssertUnwindSafe(|| {
+                                for (sim, until) in part.iter_mut() {
+                                    sim.run_until(*until);
+                                }
+                            }))
+                            .err()
+                            .map(crate::panic_message)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().find_map(|h| h.join().ok().flatten())
+            })
+        });
+        if let Some(msg) = failed {
+            return Err(PyRuntimeError::new_err(format!("internal simulator error: {msg}")));
+        }
+    }
+    for (s, until) in sessions.iter_mut().zip(untils) {
+        if s.python_algorithms {
+            s.advance(py, until)?;
+        }
+    }
+    Ok(())
+}
+
 #[pymethods]
 impl Session {
     /// `config_json`: a normalized configuration (`mmcc.Scenario.to_json`). `held`: flow index

@@ -4,7 +4,9 @@
     env = gymnasium.make("mmcc/CongestionControl-v0", scenario="thesis-edge")
     obs, info = env.reset(seed=1)
 
-Importing this package registers `mmcc/CongestionControl-v0` with Gymnasium. The PettingZoo
+Importing this package registers `mmcc/CongestionControl-v0` with Gymnasium
+(`gymnasium.make_vec(ENV_ID, num_envs=N)` gives `CongestionControlVectorEnv`, N simulations
+advanced on parallel threads in one process). The PettingZoo
 environment is `mmcc.gym.MultiFlowEnv`; trained policies run as algorithms with
 `mmcc run --cca policy:PATH` (`mmcc.gym.policy`)."""
 
@@ -23,7 +25,8 @@ else:
     from .env import CongestionControlEnv  # noqa: F401
 
     if ENV_ID not in _gymnasium.registry:
-        _gymnasium.register(id=ENV_ID, entry_point="mmcc.gym.env:CongestionControlEnv")
+        _gymnasium.register(id=ENV_ID, entry_point="mmcc.gym.env:CongestionControlEnv",
+                            vector_entry_point="mmcc.gym.vector:CongestionControlVectorEnv")
 
 
 def __getattr__(name: str):
@@ -31,6 +34,10 @@ def __getattr__(name: str):
         from .multi import MultiFlowEnv
 
         return MultiFlowEnv
+    if name == "CongestionControlVectorEnv":
+        from .vector import CongestionControlVectorEnv
+
+        return CongestionControlVectorEnv
     if name == "CongestionControlEnv":
         raise ImportError("mmcc.gym.CongestionControlEnv needs gymnasium: pip install 'mmcc[gym]'")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -65,10 +65,18 @@ class CongestionControlEnv(gym.Env):
         return obs, self._info(m, run_seed)
 
     def step(self, action):
+        self._act(action)
+        self._session.run_until(self._ctl.next_ns)
+        return self._observe()
+
+    def _act(self, action) -> None:
+        """The first half of a step: apply the action (the vector env then advances many)."""
         if self._ctl is None:
             raise RuntimeError("call reset() before step()")
         self._ctl.act(action)
-        self._session.run_until(self._ctl.next_ns)
+
+    def _observe(self):
+        """The second half of a step, once the simulation reached the interval's end."""
         obs, m = self._ctl.observe()
         reward = self._ctl.reward(m) * self.reward_scale
         terminated = bool(self._session.now_ns >= self._end or m.done)

@@ -112,7 +112,10 @@ def test_sweep_killed_with_sigkill_resumes_without_lost_or_duplicated_rows(tmp_p
 
 def test_reproduce_writes_a_report_that_references_every_figure(mmcc_cli, tmp_path):
     out = tmp_path / "rep"
-    r = mmcc_cli("reproduce", "thesis", "--quick", "--duration", "3s", "--out", out)
+    # a trained policy reported beside the thesis' algorithms (mmcc.gym; here a rule in Python)
+    policy = tmp_path / "hold.py"
+    policy.write_text('SPEC = {"observation": "basic", "base": "cubic"}\ndef act(obs):\n    return 0.0\n')
+    r = mmcc_cli("reproduce", "thesis", "--quick", "--duration", "3s", "--out", out, "--cca", f"policy:{policy}")
     assert r.returncode == 0, r.stderr
     html = (out / "report.html").read_text()
     srcs = re.findall(r'src="([^"]+)"', html)
@@ -134,6 +137,7 @@ def test_reproduce_writes_a_report_that_references_every_figure(mmcc_cli, tmp_pa
     # algorithm (8)
     lines = (out / "tables" / "throughput.csv").read_text().strip().splitlines()
     assert len(lines) == 17 and lines[0].split(",")[:3] == ["condition", "newreno", "highspeed"]
+    assert lines[0].split(",")[-1] == f"policy:{policy}" and float(lines[1].split(",")[-1]) > 0
     assert [x.split(",")[0] for x in lines[1:5]] == [f"edge 0.25MiB PER {p}" for p in ("0", "1e-09", "1e-08", "1e-07")]
     imp = (out / "tables" / "improvement_throughput_rttv.csv").read_text().splitlines()
     assert imp[0].startswith("condition,rttv vs newreno,") and len(imp) == 17
@@ -151,9 +155,13 @@ def test_cli_value_lists_keep_inline_tables_whole():
         {"unit": "packet", "rate": 1e-3}, {"unit": "byte", "rate": 1e-7}]
 
 
-def test_unknown_publication_is_a_clear_error(mmcc_cli):
+def test_unknown_publication_is_a_clear_error(mmcc_cli, tmp_path):
     r = mmcc_cli("reproduce", "nature2030")
     assert r.returncode == 2 and "'nature2030' is not available; available: thesis, siddiqui, dtcp, mmstcp" in r.stderr
+    r = mmcc_cli("reproduce", "thesis", "--cca", "nope", "--out", tmp_path / "a")
+    assert r.returncode == 2 and "unknown congestion control algorithm 'nope'" in r.stderr
+    r = mmcc_cli("reproduce", "mmstcp", "--cca", "cubic", "--out", tmp_path / "b")
+    assert r.returncode == 2 and "--cca adds algorithms to the thesis reproduction only" in r.stderr
 
 
 def test_reproduce_mmstcp_tables(mmcc_cli, tmp_path):

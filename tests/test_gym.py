@@ -16,6 +16,8 @@ from mmcc.gym.control import ControlSpec  # noqa: E402
 from mmcc.gym.env import CongestionControlEnv  # noqa: E402
 from mmcc.scenario import ScenarioError  # noqa: E402
 
+from .conftest import SMALL  # noqa: E402
+
 LOSSY = {"links.1.forward.error": {"unit": "packet", "rate": 1e-3}}
 
 
@@ -125,6 +127,15 @@ def test_radio_features_and_trace_offsets(tmp_path):
 
         offsets.add(with_trace_offsets(env.scenario, np.random.default_rng(seed)).raw["links"][0]["forward"]["rate_trace"]["offset"])
     assert len(offsets) == 3
+    # a Mahimahi trace as a scenario; episodes start at different points of it
+    tsc = mmcc.gym.trace_scenario(trace, delay="5ms", buffer="200KB")
+    assert tsc.config["duration"] == 1_000_000_000
+    env = CongestionControlEnv(tsc, random_trace_offset=True, observation="basic", base="cubic")
+    runs = [episode(env, s, np.zeros(60))[0] for s in (1, 2)]
+    assert runs[0].tobytes() != runs[1].tobytes()
+    assert episode(env, 1, np.zeros(60))[0].tobytes() == runs[0].tobytes()
+    with pytest.raises(ScenarioError, match="no such file"):
+        mmcc.gym.trace_scenario(tmp_path / "none.mm")
 
 
 def test_bad_settings_get_clear_errors():
@@ -157,27 +168,8 @@ def test_bad_settings_get_clear_errors():
         s.snapshot(0)
 
 
-TWO_FLOWS = """
-duration = "3s"
-nodes = ["a", "r", "b"]
-[[links]]
-between = ["a", "r"]
-rate = "1Gbps"
-delay = "1ms"
-[[links]]
-between = ["r", "b"]
-rate = "100Mbps"
-delay = "9ms"
-[links.forward]
-queue = { type = "droptail", limit = "250KB" }
-[[flows]]
-from = "a"
-to = "b"
-[[flows]]
-from = "a"
-to = "b"
-start = "50ms"
-"""
+# the small dumbbell of conftest (100 Mb/s, 20 ms, 250 kB) for 3 s, a second flow 50 ms later
+TWO_FLOWS = SMALL.replace('duration = "2s"', 'duration = "3s"') + '[[flows]]\nfrom = "a"\nto = "b"\nstart = "50ms"\n'
 
 
 def test_pettingzoo_api_and_fairness_info(tmp_path):
@@ -264,6 +256,11 @@ def test_a_policy_runs_in_a_sweep_next_to_built_in_algorithms(tmp_path):
 
     rows = {r["cca"]: r for r in csv.DictReader((tmp_path / "sweep" / "summary.csv").open())}
     assert set(rows) == {"cubic", f"policy:{p}"} and all(float(r["throughput_mbps"]) > 100 for r in rows.values())
+    # a retrained policy (the same path, another content) is another run when the sweep resumes
+    before = {s.run_id() for s in specs}
+    p.write_text(HOLD.replace("0.5 if loss", "0.4 if loss"))
+    after = {s.run_id() for s in specs}
+    assert len(before & after) == 1  # cubic's run stays, the policy's is new
 
 
 def test_the_vector_env_replays_the_single_envs_with_their_seeds_and_autoresets():

@@ -192,6 +192,8 @@ def _add_reproduce(sub) -> None:
     rp.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     rp.add_argument("--backend", choices=["local", "ray"], default="local", help="local process pool or Ray")
     rp.add_argument("--address", default=None, help="Ray cluster address")
+    rp.add_argument("--cca", default=None, help="thesis only: comma-separated algorithms or trained policies "
+                                                "(policy:PATH) to run and report beside the thesis' eight")
     rp.add_argument("--out", default=None, help="output folder (default: out/reproduce-<publication>)")
     rp.add_argument("--force", action="store_true", help=FORCE_HELP)
 
@@ -481,10 +483,15 @@ def _cmd_reproduce(a) -> int:
         raise ScenarioError(f"reproduce: {a.publication!r} is not available; available: {', '.join(known)}")
     if a.seeds < 1:
         raise ScenarioError("--seeds must be at least 1")
+    extra = {}
+    if a.cca:
+        if a.publication != "thesis":
+            raise ScenarioError(f"reproduce {a.publication}: --cca adds algorithms to the thesis reproduction only")
+        extra["extra_ccas"] = [c.strip() for c in a.cca.split(",") if c.strip()]
     out = Path(a.out) if a.out else Path("out") / f"reproduce-{a.publication}"
     _prepare_out(out, a.force)
     report = known[a.publication](out, seeds=a.seeds, quick=a.quick, workers=a.workers, duration=a.duration,
-                                  backend=a.backend, address=a.address)
+                                  backend=a.backend, address=a.address, **extra)
     print(f"report: {report}")
     return 0
 

@@ -20,6 +20,7 @@ from .. import __version__  # noqa: E402
 from ..plots import THROUGHPUT_NOTE, algorithm_color, save_figure, scale_for_peaks, step_to_end  # noqa: E402
 from ..files import atomic_write_bytes  # noqa: E402
 from ..results import STALL_TIMEOUTS  # noqa: E402
+from ..scenario import load  # noqa: E402
 from .sweep import RunSpec, load_summaries, run_sweep  # noqa: E402
 from .tables import markdown, paired_improvement, pivot, transpose, write_table  # noqa: E402
 
@@ -167,13 +168,14 @@ def _time_figure(out: Path, runs: list[tuple[str, str]], title: str, path: Path,
     return _save(fig, path)
 
 
-def thesis_specs(seeds: int, duration: str | None = None) -> list[RunSpec]:
-    """Edge x 3 RLC buffers x 4 PER levels, remote (8 MiB) x 4 PER levels; 8 algorithms."""
+def thesis_specs(seeds: int, duration: str | None = None, algorithms: list | None = None) -> list[RunSpec]:
+    """Edge x 3 RLC buffers x 4 PER levels, remote (8 MiB) x 4 PER levels; the thesis' 8
+    algorithms (or `algorithms`)."""
     specs = []
     conditions = [("thesis-edge", "edge", b, p) for b in THESIS_BUFFERS for p in THESIS_PER]
     conditions += [("thesis-remote", "remote", "8MiB", p) for p in THESIS_PER]
     for preset, server, buf, per in conditions:
-        for cca in THESIS_ALGORITHMS:
+        for cca in algorithms or THESIS_ALGORITHMS:
             for seed in range(1, seeds + 1):
                 labels = (("condition", _cond(server, buf, per)), ("server", server), ("buffer", buf), ("per", f"{per:g}"))
                 specs.append(RunSpec(preset, cca=cca, seed=seed, params=(("rlc_buffer", buf), ("per", per)),
@@ -192,13 +194,14 @@ class _FigureContext(NamedTuple):
     by: dict  # run id by (cca, condition, seed)
     base: str  # the base condition
     seed0: int  # the first seed
+    algorithms: list  # the thesis' algorithms and any the user added (--cca)
 
 
-def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
+def _figures(rows, out: Path, fig_dir: Path, algorithms: list) -> list[Path]:
     by = {}
     for r in rows:
         by.setdefault((r["cca"], r["condition"], r["seed"]), r["run_id"])
-    c = _FigureContext(rows, out, fig_dir, by, _cond("edge", "2.5MiB", 0.0), min(r["seed"] for r in rows))
+    c = _FigureContext(rows, out, fig_dir, by, _cond("edge", "2.5MiB", 0.0), min(r["seed"] for r in rows), algorithms)
     figs = []
     for draw in (_cwnd_figure, _per_figures, _cdf_figure, _instantaneous_figure, _sinr_figure):
         figs += draw(c)
@@ -207,12 +210,12 @@ def _figures(rows, out: Path, fig_dir: Path) -> list[Path]:
 
 def _cwnd_figure(c: _FigureContext) -> list:
     """Congestion window over time per algorithm (base condition, first seed)."""
-    rows, out, fig_dir, by, base, seed0 = c
+    rows, out, fig_dir, by, base, seed0, _ = c
     figs = []
     # cwnd over time per algorithm (base condition, first seed)
-    fig, ax = plt.subplots(len(THESIS_ALGORITHMS), 1, figsize=(10, 2 * len(THESIS_ALGORITHMS)), sharex=True,
+    fig, ax = plt.subplots(len(c.algorithms), 1, figsize=(10, 2 * len(c.algorithms)), sharex=True,
                            constrained_layout=True)
-    for a, cca in zip(ax, THESIS_ALGORITHMS):
+    for a, cca in zip(ax, c.algorithms):
         rid = by.get((cca, base, seed0))
         if rid:
             c = pq.read_table(out / "runs" / rid / "cwnd.parquet").to_pydict()
@@ -231,7 +234,7 @@ def _cwnd_figure(c: _FigureContext) -> list:
 
 def _per_figures(c: _FigureContext) -> list:
     """Throughput and latency against PER, one panel per server and buffer."""
-    rows, out, fig_dir, by, base, seed0 = c
+    rows, out, fig_dir, by, base, seed0, _ = c
     figs = []
     # throughput and latency vs PER, per buffer
     for metric, label, name in (("throughput_mbps", "average throughput (Mb/s)", "throughput_vs_per.png"),
@@ -239,7 +242,7 @@ def _per_figures(c: _FigureContext) -> list:
         groups = [("edge", b) for b in THESIS_BUFFERS] + [("remote", "8MiB")]
         fig, ax = plt.subplots(1, len(groups), figsize=(4 * len(groups), 3.5), constrained_layout=True)
         for a, (server, buf) in zip(ax, groups):
-            for cca in THESIS_ALGORITHMS:
+            for cca in c.algorithms:
                 ys = []
                 for per in THESIS_PER:
                     v = [float(r[metric]) for r in rows if r["cca"] == cca and r["condition"] == _cond(server, buf, per)]
@@ -261,11 +264,11 @@ def _per_figures(c: _FigureContext) -> list:
 
 def _cdf_figure(c: _FigureContext) -> list:
     """CDFs of the per-100 ms throughput and RTT (base condition)."""
-    rows, out, fig_dir, by, base, seed0 = c
+    rows, out, fig_dir, by, base, seed0, _ = c
     figs = []
     # CDFs of per-100 ms throughput and RTT, base condition
     fig, ax = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
-    for cca in THESIS_ALGORITHMS:
+    for cca in c.algorithms:
         tp, rtt = [], []
         for r in rows:
             if r["cca"] == cca and r["condition"] == base:
@@ -292,11 +295,11 @@ def _cdf_figure(c: _FigureContext) -> list:
 
 def _instantaneous_figure(c: _FigureContext) -> list:
     """Throughput and RTT per 100 ms over time (base condition, first seed)."""
-    rows, out, fig_dir, by, base, seed0 = c
+    rows, out, fig_dir, by, base, seed0, _ = c
     figs = []
     # instantaneous throughput and latency (per 100 ms) over time, base condition
     fig, ax = plt.subplots(2, 1, figsize=(10, 6), sharex=True, constrained_layout=True)
-    for cca in THESIS_ALGORITHMS:
+    for cca in c.algorithms:
         rid = by.get((cca, base, seed0))
         if rid:
             s_ = pq.read_table(out / "runs" / rid / "series.parquet").to_pydict()
@@ -310,7 +313,7 @@ def _instantaneous_figure(c: _FigureContext) -> list:
     ax[0].set_title(f"instantaneous throughput and latency, {base}")
     for a in ax:
         a.grid(alpha=0.3)
-    _shade_nlos(ax, out, by.get((THESIS_ALGORITHMS[0], base, seed0)))
+    _shade_nlos(ax, out, by.get((c.algorithms[0], base, seed0)))
     figs.append((_save(fig, fig_dir / "instantaneous.png"),
                  f"Throughput and mean RTT per 100 ms over time, {base}, seed {seed0}; grey: NLoS; RTT on a "
                  f"logarithmic axis. Throughput is the {THROUGHPUT_NOTE}."))
@@ -319,10 +322,10 @@ def _instantaneous_figure(c: _FigureContext) -> list:
 
 def _sinr_figure(c: _FigureContext) -> list:
     """Downlink SINR over time (the channel is the same for every algorithm of a seed)."""
-    rows, out, fig_dir, by, base, seed0 = c
+    rows, out, fig_dir, by, base, seed0, _ = c
     figs = []
     # SINR over time (the channel is the same for every algorithm of a seed)
-    rid = by.get((THESIS_ALGORITHMS[0], base, seed0))
+    rid = by.get((c.algorithms[0], base, seed0))
     p = out / "runs" / rid / "radio.parquet" if rid else None
     if p and p.is_file():
         rd = pq.read_table(p).to_pydict()
@@ -348,23 +351,34 @@ def _md_to_html(md: str) -> str:
 
 
 def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False, workers: int | None = None,
-                     duration: str | None = None, backend: str = "local", address: str | None = None) -> Path:
+                     duration: str | None = None, backend: str = "local", address: str | None = None,
+                     extra_ccas: list | None = None) -> Path:
+    """`extra_ccas`: algorithms or trained policies (`policy:PATH`) run and reported beside the
+    thesis' eight."""
     out = Path(out_dir)
     seeds = 1 if quick else seeds
-    specs = thesis_specs(seeds, duration)
+    algorithms = THESIS_ALGORITHMS + [c for c in extra_ccas or [] if c not in THESIS_ALGORITHMS]
+    for c in algorithms[len(THESIS_ALGORITHMS):]:  # a bad name fails here, not in every run
+        if c.startswith("policy:"):
+            from ..gym.policy import load_policy
+
+            load_policy(c)
+        else:
+            load("thesis-edge").with_overrides(cca=c).config  # noqa: B018 - checks the name
+    specs = thesis_specs(seeds, duration, algorithms)
     counts, wall = _timed_sweep(specs, out, workers, backend, address)
     rows = _rows_for(out, specs)
     for r in rows:
         r["seed"] = int(r["seed"])
     conds = [_cond("edge", b, p) for b in THESIS_BUFFERS for p in THESIS_PER] + [_cond("remote", "8MiB", p) for p in THESIS_PER]
     # the thesis' layout: PER rows inside buffer groups, one column per algorithm
-    tp = transpose(pivot(rows, "throughput_mbps", "cca", "condition", THESIS_ALGORITHMS, conds))
-    lat = transpose(pivot(rows, "rtt_mean_ms", "cca", "condition", THESIS_ALGORITHMS, conds))
-    dup = transpose(pivot(rows, "dupack_ratio", "cca", "condition", THESIS_ALGORITHMS, conds))
+    tp = transpose(pivot(rows, "throughput_mbps", "cca", "condition", algorithms, conds))
+    lat = transpose(pivot(rows, "rtt_mean_ms", "cca", "condition", algorithms, conds))
+    dup = transpose(pivot(rows, "dupack_ratio", "cca", "condition", algorithms, conds))
     sections = [("Average throughput (Mb/s)", "throughput", tp, "{:.1f}", "condition"),
                 ("Average latency: mean RTT (ms)", "latency", lat, "{:.2f}", "condition"),
                 ("Duplicate-ACK ratio", "dupack_ratio", dup, "{:.4f}", "condition")]
-    bench = [a for a in THESIS_ALGORITHMS if a not in THESIS_PROPOSED]
+    bench = [a for a in algorithms if a not in THESIS_PROPOSED]
     for x in THESIS_PROPOSED:
         sections.append((f"Throughput improvement of {x} over each benchmark (%)", f"improvement_throughput_{x}",
                          transpose(paired_improvement(rows, "throughput_mbps", x, bench, "condition", conds, False)),
@@ -372,7 +386,7 @@ def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
         sections.append((f"Latency improvement of {x} over each benchmark (%)", f"improvement_latency_{x}",
                          transpose(paired_improvement(rows, "rtt_mean_ms", x, bench, "condition", conds, True)),
                          "{:.1f}", "condition"))
-    figs = _figures(rows, out, out / "figures")
+    figs = _figures(rows, out, out / "figures", algorithms)
     return _report(out, "Reproduction: Alramli thesis, urban 28 GHz scenario (family T)",
                    f"{len(rows)} runs ({seeds} seed(s): 1..{seeds}). Conditions: edge server (10 ms) with RLC "
                    "buffers 0.25 / 2.5 / 20 MiB and remote server (40 ms) with 8 MiB, each at per-byte PER 0, 1e-9, "
@@ -380,7 +394,7 @@ def reproduce_thesis(out_dir: str | Path, *, seeds: int = 3, quick: bool = False
                    "over seeds. Every number here is mmcc's (its presets thesis-edge and thesis-remote, TCP profile "
                    "ns3); none is the thesis' or ns3-mmwave's. " + _mmwave_agreement(), sections, figs,
                    {"seeds": seeds, "quick": quick, "duration": duration or "preset (60 s)",
-                    "algorithms": THESIS_ALGORITHMS, "buffers": THESIS_BUFFERS, "per": THESIS_PER}, counts, wall, "T")
+                    "algorithms": algorithms, "buffers": THESIS_BUFFERS, "per": THESIS_PER}, counts, wall, "T")
 
 
 def _mmwave_agreement() -> str:

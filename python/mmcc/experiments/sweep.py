@@ -71,8 +71,13 @@ class RunSpec:
         return self.scenario_obj().config
 
     def run_id(self) -> str:
-        """Hash of the full normalized specification (what the simulator runs)."""
-        blob = json.dumps(self.config(), sort_keys=True, separators=(",", ":")).encode()
+        """Hash of the full normalized specification (what the simulator runs), and of the
+        content of the policy files its flows run (`cca = "policy:PATH"`), so that a resumed
+        sweep runs a retrained policy again."""
+        cfg = self.config()
+        policies = {f["cca"]: _file_digest(f["cca"][len("policy:"):]) for f in cfg["flows"]
+                    if f["cca"].startswith("policy:")}
+        blob = json.dumps([cfg, policies] if policies else cfg, sort_keys=True, separators=(",", ":")).encode()
         return hashlib.sha256(blob).hexdigest()[:20]
 
     def describe(self) -> dict:
@@ -87,6 +92,15 @@ class RunSpec:
             d.update(_columns(f"set_{k}", v))
         d.update(dict(self.labels))
         return d
+
+
+def _file_digest(path: str) -> str:
+    """sha256 of a file's content ("missing" when it cannot be read: the run then fails with the
+    policy loader's message)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
 
 
 def column_name(key: str) -> str:

@@ -10,7 +10,7 @@ advanced on parallel threads in one process). The PettingZoo
 environment is `mmcc.gym.MultiFlowEnv`; trained policies run as algorithms with
 `mmcc run --cca policy:PATH` (`mmcc.gym.policy`)."""
 
-from .control import ControlSpec  # noqa: F401
+from .control import ControlSpec, trace_scenario  # noqa: F401
 from .features import FEATURES, PRESETS, Measure, register_feature  # noqa: F401
 from .policy import load_policy, save_mlp, save_sb3  # noqa: F401
 from .rewards import REWARDS, register_reward  # noqa: F401

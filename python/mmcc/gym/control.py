@@ -165,6 +165,30 @@ def step_info(m: feat.Measure) -> dict:
             "los": m.los, "timeouts": m.timeouts}
 
 
+def trace_scenario(path, *, delay: str = "20ms", buffer: str = "1MB", bin: str = "10ms", cca: str = "cubic",
+                   duration: str | None = None) -> Scenario:
+    """One bulk flow over a bottleneck that replays a Mahimahi `mm-link` trace towards the
+    receiver (its mean capacity per `bin`), `delay` one way, a drop-tail `buffer`; the reverse
+    direction at 1 Gb/s. The run lasts one period of the trace unless `duration` is given. With
+    `random_trace_offset=True` each episode starts at another point of the trace."""
+    from pathlib import Path
+
+    from ..traces import read_mahimahi
+
+    p = Path(path).resolve()
+    if not p.is_file():
+        raise ScenarioError(f"trace {path}: no such file")
+    period_ms = len(read_mahimahi(p))
+    raw = {"name": f"trace-{p.stem}", "duration": duration or f"{period_ms}ms", "nodes": ["server", "client"],
+           "links": [{"between": ["server", "client"], "rate": "1Gbps", "delay": delay,
+                      "forward": {"rate_trace": {"file": str(p), "bin": bin},
+                                  "queue": {"type": "droptail", "limit": buffer}}}],
+           "flows": [{"from": "server", "to": "client", "cca": cca}]}
+    sc = Scenario.from_dict(raw, f"trace {p.name}")
+    sc.config  # noqa: B018 - a bad value fails here
+    return sc
+
+
 def scenario_of(scenario) -> Scenario:
     return scenario if isinstance(scenario, Scenario) else load(scenario)
 

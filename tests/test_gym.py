@@ -150,9 +150,11 @@ def test_bad_settings_get_clear_errors():
     with pytest.raises(ValueError, match="flow: 3"):
         CongestionControlEnv("dumbbell", flow=3)
     with pytest.raises(ValueError, match="reward: unknown"):
-        CongestionControlEnv("dumbbell", reward="nope").reset(seed=1)
+        CongestionControlEnv("dumbbell", reward="nope")
     with pytest.raises(ScenarioError, match="unknown congestion control algorithm 'nope'"):
-        CongestionControlEnv("dumbbell", base="nope").reset(seed=1)
+        CongestionControlEnv("dumbbell", base="nope")
+    with pytest.raises(ValueError, match="action_bound"):
+        CongestionControlEnv("dumbbell", action_bound=True)
     env = CongestionControlEnv("dumbbell", duration="100ms")
     with pytest.raises(RuntimeError, match="reset"):
         env.step(np.zeros(1, dtype=np.float32))

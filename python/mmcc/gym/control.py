@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import _core
 from ..scenario import PYTHON_CCA, Scenario, ScenarioError, load
-from ..units import parse_time
+from ..units import parse_rate, parse_time
 from . import features as feat
 from . import rewards as rew
 
@@ -62,7 +62,8 @@ class ControlSpec:
             raise ValueError(f"action: {self.action!r}; allowed: {', '.join(ACTIONS)}")
         if self.action_bound is None:
             self.action_bound = ACTIONS[self.action]
-        if not isinstance(self.action_bound, (int, float)) or not 0 < self.action_bound <= 100:
+        if isinstance(self.action_bound, bool) or not isinstance(self.action_bound, (int, float)) \
+                or not 0 < self.action_bound <= 100:
             raise ValueError(f"action_bound: {self.action_bound!r}; allowed: a number in (0, 100]")
         if self.action == "rate" and self.base != "held":
             raise ValueError("action 'rate' needs base 'held' (the agent's pacing rate alone drives the sender)")
@@ -85,8 +86,6 @@ class ControlSpec:
             if not MIN_INTERVAL_NS <= self._fixed_ns <= 60_000_000_000:
                 raise ValueError(f"interval: {self.interval!r}; allowed: 1ms to 60s")
         try:
-            from ..units import parse_rate
-
             self._initial_bps = parse_rate(self.initial_rate)
         except ValueError as e:
             raise ValueError(f"initial_rate: {e}") from None
@@ -219,22 +218,33 @@ def with_trace_offsets(sc: Scenario, rng: np.random.Generator) -> Scenario:
     return Scenario(raw, sc.source) if changed else sc
 
 
+def _controlled_sets(controlled: dict[int, ControlSpec]) -> dict:
+    """The controlled flows' algorithm: the base, or the marker of an algorithm given to the run
+    (a held window); the parameters of the algorithm it replaces do not apply."""
+    sets = {}
+    for i, spec in controlled.items():
+        sets[f"flows.{i}.cca"] = PYTHON_CCA if spec.base == "held" else spec.base
+        sets[f"flows.{i}.cca_params"] = {}
+    return sets
+
+
+def check_controlled(sc: Scenario, controlled: dict[int, ControlSpec]) -> None:
+    """Fail now (ScenarioError) on a flow index the scenario lacks or a base algorithm it cannot
+    run, rather than at the first reset."""
+    flows = sc.config["flows"]
+    for i in controlled:
+        if not 0 <= i < len(flows):
+            raise ScenarioError(f"{sc.source}: flow {i}: the scenario has {len(flows)} flows (0..{len(flows) - 1})")
+    sc.with_overrides(_controlled_sets(controlled)).config  # noqa: B018 - normalizing checks the names
+
+
 def build_session(sc: Scenario, controlled: dict[int, ControlSpec], *, seed: int | None = None,
                   labels: dict[int, str] | None = None, pcap_path: str | None = None):
     """A `_core.Session` of scenario `sc` (run seed `seed`) in which the flows of `controlled`
     run their spec's base algorithm (or a held window) for an agent to drive (`pcap_path`: the
     file of a `[pcap]` capture)."""
-    flows = sc.config["flows"]
-    for i in controlled:
-        if not 0 <= i < len(flows):
-            raise ScenarioError(f"{sc.source}: flow {i}: the scenario has {len(flows)} flows (0..{len(flows) - 1})")
-    # the controlled flows' algorithm: the base, or the marker of an algorithm given to the run
-    # (a held window); the parameters of the algorithm it replaces do not apply
-    sets = {}
-    for i, spec in controlled.items():
-        sets[f"flows.{i}.cca"] = PYTHON_CCA if spec.base == "held" else spec.base
-        sets[f"flows.{i}.cca_params"] = {}
-    cfg_json = sc.with_overrides(sets, seed=seed).to_json()
+    check_controlled(sc, controlled)
+    cfg_json = sc.with_overrides(_controlled_sets(controlled), seed=seed).to_json()
     if pcap_path is not None:
         cfg = json.loads(cfg_json)
         cfg["pcap"]["path"] = pcap_path

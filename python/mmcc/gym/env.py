@@ -7,7 +7,9 @@ import gymnasium as gym
 import numpy as np
 
 from ..units import parse_time
-from .control import ControlSpec, FlowControl, build_session, scenario_of, step_info, with_trace_offsets
+from . import rewards
+from .control import (ControlSpec, FlowControl, build_session, check_controlled, scenario_of, step_info,
+                      with_trace_offsets)
 
 
 class CongestionControlEnv(gym.Env):
@@ -49,8 +51,11 @@ class CongestionControlEnv(gym.Env):
         self.action_space = gym.spaces.Box(low=-1.0, high=1.0, shape=(1,), dtype=np.float32)
         self._ctl: FlowControl | None = None
         self._session = None
-        if not 0 <= flow < len(sc.config["flows"]):
-            raise ValueError(f"flow: {flow}; the scenario has {len(sc.config['flows'])} flows (0..{len(sc.config['flows']) - 1})")
+        if not isinstance(flow, int) or not 0 <= flow < len(sc.config["flows"]):
+            raise ValueError(f"flow: {flow!r}; the scenario has {len(sc.config['flows'])} flows "
+                             f"(0..{len(sc.config['flows']) - 1})")
+        check_controlled(sc, {flow: self.spec_ctl})
+        rewards.resolve(reward)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)

@@ -11,7 +11,9 @@ from pettingzoo import ParallelEnv
 
 from ..experiments.sweep import jain_index
 from . import features as feat
-from .control import ControlSpec, FlowControl, build_session, scenario_of, step_info, with_trace_offsets
+from . import rewards
+from .control import (ControlSpec, FlowControl, build_session, check_controlled, scenario_of, step_info,
+                      with_trace_offsets)
 
 
 class MultiFlowEnv(ParallelEnv):
@@ -46,6 +48,8 @@ class MultiFlowEnv(ParallelEnv):
         if bad or not idx:
             raise ValueError(f"agents: {idx}: each must be a flow index in 0..{nflows - 1}, not a competitor, "
                              f"and at least one is needed")
+        check_controlled(sc, {i: self.spec_ctl for i in idx})
+        rewards.resolve(reward)
         self.scenario, self.flows = sc, idx
         self.nflows = nflows
         self.reward, self.reward_scale = reward, float(reward_scale)

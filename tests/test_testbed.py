@@ -43,6 +43,10 @@ def test_plan_chains_the_path_in_order_with_each_direction():
     assert p.reverse[0]["error"] is None
     assert p.link_ids == [(0, "forward"), (1, "reverse")]
     assert p.mtu == 1500 and p.duration_ns == 2_000_000_000
+    # losses from the simulator's stream of each direction, or from the testbed's own
+    assert [h["stream"] for h in p.forward] == ["link/0/ab", "link/1/ba"]
+    ind = plan(Scenario.from_dict(_wired()).config, independent_losses=True)
+    assert [h["stream"] for h in ind.forward] == ["testbed/link/0/ab", "testbed/link/1/ba"]
 
 
 def test_plan_refuses_what_it_cannot_emulate_with_the_way_out():

@@ -103,3 +103,44 @@ def test_a_case_further_from_its_stored_kernel_run_is_reported(tmp_path):
     # recorded as it is, the agreement holds
     (store / "agreement.json").write_text(json.dumps({key: {"diff_pct": -16.667, "cwnd_within_25pct": True}}))
     assert V.check_stored(store, tmp_path / "work2") == []
+
+
+def _runs(values, drops=10, packets=10_000):
+    return [{"goodput_mbps": float(v), "error_drops": drops, "data_packets": packets, "retransmits": 5, "rtos": 0}
+            for v in values]
+
+
+def test_independent_losses_compare_means_with_student_intervals(tmp_path):
+    from mmcc.experiments import validate_linux_independent as I
+
+    assert I.t95(9) == 2.262 and I.t95(9.5) == 2.262 and I.t95(1000) == pytest.approx(1.96, abs=1e-3)
+    rng = np.random.default_rng(1)
+    kernel = rng.normal(50, 1, 10)
+    same = I.summarize(_runs(kernel), _runs(rng.normal(50, 1, 100)))
+    assert same["verdict"] == "agrees" and same["runs_kernel"] == 10
+    # the interval of the kernel's mean uses t with 9 degrees of freedom
+    assert same["kernel_ci"] == pytest.approx(2.262 * kernel.std(ddof=1) / np.sqrt(10))
+    assert I.summarize(_runs(kernel), _runs(rng.normal(40, 1, 100)))["verdict"] == "differs"
+    assert I.summarize(_runs(rng.normal(50, 8, 5)), _runs(rng.normal(51, 8, 5)))["verdict"] == "unresolved"
+    loss = I.summarize(_runs(kernel, drops=30), _runs(kernel, drops=10))
+    assert loss["kernel_loss"] == pytest.approx(3e-3) and loss["mmcc_loss"] == pytest.approx(1e-3)
+    # the docs block is rewritten from the CSV the validation writes
+    cases = I.cases(["cubic"], [25], [1.0], [1e-3])
+    for side, n in (("kernel", 5), ("mmcc", 5)):
+        for s in range(1, n + 1):
+            p = I._path(tmp_path, V.Case("cubic", 100, 25, 1.0, 1e-3, 0, s, 15.0), side)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(json.dumps(_runs([50 + s])[0]))
+    rep = I.write_report(tmp_path, cases, 5, 5)
+    assert rep["rows"][0]["condition"] == "100M-25ms-1bdp-0.001" and "| cubic | 100M-25ms-1bdp-0.001 |" in rep["markdown"]
+    doc = tmp_path / "validation.md"
+    doc.write_text("x\n<!-- independent-losses-linux -->\nold\n<!-- /independent-losses-linux -->\ny\n")
+    I.update_docs(tmp_path, doc)
+    assert rep["markdown"] in doc.read_text() and "old" not in doc.read_text()
+
+
+def test_independent_kernel_validation_refuses_what_it_does_not_run(mmcc_cli, tmp_path):
+    r = mmcc_cli("validate", "linux", "--independent", "--rate", "20Mbps", "--out", tmp_path)
+    assert r.returncode != 0 and "the cases run at 100Mbps" in r.stderr
+    r = mmcc_cli("validate", "mmwave", "--independent", "--out", tmp_path)
+    assert r.returncode != 0 and "--independent is for validate ns3 and validate linux" in r.stderr

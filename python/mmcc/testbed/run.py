@@ -88,8 +88,10 @@ class Plan:
     link_ids: list[tuple[int, str]] = field(default_factory=list)
 
 
-def plan(config: dict) -> Plan:
-    """The emulated path and the flows of a normalized scenario configuration."""
+def plan(config: dict, independent_losses: bool = False) -> Plan:
+    """The emulated path and the flows of a normalized scenario configuration. The emulator's
+    losses are drawn from the simulator's stream of each link direction (common random numbers),
+    or with `independent_losses` from a stream of the run seed the simulator never uses."""
     if config.get("radios"):
         raise TestbedError("the testbed emulates wired links; for a radio scenario run it in the simulator "
                            "(`mmcc run SCENARIO --out RUN`), export its capacity (`mmcc export-trace RUN --out "
@@ -113,8 +115,10 @@ def plan(config: dict) -> Plan:
 
     def spec(i: int, d: str) -> dict:
         lk = links[i]
-        # the simulator's random stream for this link direction (common random numbers)
-        return {"rate": lk["rate"], "delay": lk["delay"], "stream": f"link/{i}/{d}", **lk[d]}
+        # the simulator's random stream for this link direction (common random numbers), or the
+        # testbed's own (independent losses: `mmcc validate linux --independent`)
+        stream = f"testbed/link/{i}/{d}" if independent_losses else f"link/{i}/{d}"
+        return {"rate": lk["rate"], "delay": lk["delay"], "stream": stream, **lk[d]}
 
     for i, _ in hops:
         for d in ("ab", "ba"):
@@ -418,11 +422,12 @@ def _expect_ready(p: subprocess.Popen, what: str) -> None:
 
 
 def run_testbed(scenario, *, cca: str | None = None, seed: int | None = None, duration: str | None = None,
-                sets: dict | None = None, sample_ms: int = 10, pcap_dir: str | Path | None = None):
+                sets: dict | None = None, sample_ms: int = 10, pcap_dir: str | Path | None = None,
+                independent_losses: bool = False):
     """Run a scenario (Scenario, preset name or TOML path) on the kernel testbed; returns a
     `RunResult` whose tables have the schema of `mmcc run`'s. With `pcap_dir`, the emulator
     writes forward.pcap and reverse.pcap there (IPv4 and TCP headers of every packet entering the
-    data and the ACK path, on the scenario's clock)."""
+    data and the ACK path, on the scenario's clock). `independent_losses`: see `plan`."""
     from ..results import RunResult
     from ..scenario import load
 
@@ -432,7 +437,7 @@ def run_testbed(scenario, *, cca: str | None = None, seed: int | None = None, du
     sc = load(scenario) if isinstance(scenario, (str, os.PathLike)) else scenario
     if cca or seed is not None or duration or sets:
         sc = sc.with_overrides(sets or None, cca=cca, seed=seed, duration=duration)
-    p = plan(sc.config)
+    p = plan(sc.config, independent_losses)
     if not 1 <= sample_ms <= 1000:
         raise TestbedError(f"--sample-ms {sample_ms}: allowed 1..1000")
     cleanup_stale()

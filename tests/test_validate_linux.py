@@ -120,6 +120,8 @@ def test_independent_losses_compare_means_with_student_intervals(tmp_path):
     assert same["verdict"] == "agrees" and same["runs_kernel"] == 10
     # the interval of the kernel's mean uses t with 9 degrees of freedom
     assert same["kernel_ci"] == pytest.approx(2.262 * kernel.std(ddof=1) / np.sqrt(10))
+    # runs a +-3 % interval of the kernel's mean would need at that spread
+    assert same["kernel_runs_for_3pct"] == int(np.ceil((1.959964 * kernel.std(ddof=1) / (0.03 * kernel.mean())) ** 2))
     assert I.summarize(_runs(kernel), _runs(rng.normal(40, 1, 100)))["verdict"] == "differs"
     assert I.summarize(_runs(rng.normal(50, 8, 5)), _runs(rng.normal(51, 8, 5)))["verdict"] == "unresolved"
     loss = I.summarize(_runs(kernel, drops=30), _runs(kernel, drops=10))

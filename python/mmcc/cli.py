@@ -132,6 +132,7 @@ def _add_validate(sub) -> None:
                                   "(default: all; the last four run without random loss); linux: rates up to "
                                   "200Mbps and trace1, trace2 (default: 20Mbps, 100Mbps, trace1, trace2)")
     v.add_argument("--loss", help="comma-separated per-packet loss rates (default: 0,1e-5,1e-4,1e-3)")
+    v.add_argument("--delay", help="linux --independent: comma-separated one-way delays in ms (default: 10,25)")
     v.add_argument("--workers", type=int, help="parallel runs (default: all cores)")
     v.add_argument("--out", default=None, help="output folder (resumable; default: out/validate-REFERENCE)")
     v.add_argument("--buffer", help="mmwave: comma-separated edge RLC buffers in MiB (default: 0.25,2.5,20)")
@@ -661,6 +662,8 @@ def _cmd_validate(a) -> int:
     for opt in ("buffer", "per", "server", "runner", "ns3_mmwave", "tcp"):
         if getattr(a, opt) is not None:
             raise ValueError(f"validate {a.reference}: --{opt.replace('_', '-')} is for validate mmwave")
+    if a.delay is not None and not (a.reference == "linux" and a.independent):
+        raise ValueError(f"validate {a.reference}: --delay is for validate linux --independent")
     ccas = [c.strip() for c in a.cca.split(",")] if a.cca else None
     rates = [r.strip() for r in a.rate.split(",")] if a.rate else None
     try:
@@ -674,7 +677,12 @@ def _cmd_validate(a) -> int:
         if rates and rates != ["100Mbps"]:
             raise ValueError("validate linux --independent: the cases run at 100Mbps (--rate is for the matrix)")
         install_signal_handlers()
-        res = run_linux_independent(a.out, ccas=ccas, losses=losses, kernel_seeds=a.seeds or 10,
+        try:
+            delays = [int(x) for x in a.delay.split(",")] if a.delay else None
+        except ValueError:
+            raise ValueError(f"validate linux: --delay {a.delay!r}: expected comma-separated whole milliseconds, "
+                             "e.g. 10,25") from None
+        res = run_linux_independent(a.out, ccas=ccas, losses=losses, delays=delays, kernel_seeds=a.seeds or 10,
                                     duration=a.duration or 15.0)
         verdicts = [r["verdict"] for r in res["rows"]]
         print(f"{res['cases']} cases with independent losses: {verdicts.count('agrees')} agree within +-5 % "

@@ -12,7 +12,8 @@ side has few runs), the difference of the means with its 95 % interval (Welch, w
 Welch-Satterthwaite degrees of freedom), the verdict against +-5 % of the kernel's mean
 (*agrees*: the interval lies inside; *differs*: outside; *unresolved*: more runs needed), the loss
 rate each side realised (error-model drops over data packets sent, pooled, binomial 95 %
-interval), and retransmissions and timeouts per run.
+interval), retransmissions and timeouts per run, and how many kernel runs a +-3 % interval of
+its mean would take at the spread seen.
 
 Results are one JSON file per run under OUT/independent/, reused while the build that made it is
 unchanged; the report is OUT/independent.md and OUT/independent.csv.
@@ -40,6 +41,8 @@ DELAYS_MS = [10, 25]
 BUFFERS_BDP = [0.25, 1.0]
 LOSSES = [1e-3, 1e-2]
 BAND = 0.05
+#: The resolution the issue asks of the kernel's mean (half-width of its 95 % interval).
+RESOLUTION = 0.03
 #: Two-sided 95 % quantiles of Student's t by degrees of freedom (standard tables); between
 #: entries the next lower one (a wider interval), beyond 120 the normal quantile.
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
@@ -88,6 +91,8 @@ def run_linux_independent(out_dir: str | Path, *, ccas=None, delays=None, buffer
 
     if kernel_seeds < 5 or mmcc_seeds < 5:
         raise ValueError("validate linux --independent: at least 5 runs per side (--seeds)")
+    if any(not 1 <= d <= 1000 for d in delays or DELAYS_MS):
+        raise ValueError("validate linux --independent: --delay: one-way delays from 1 to 1000 ms")
     if any(x <= 0 for x in losses or LOSSES):
         raise ValueError("validate linux --independent: every --loss must be positive (independent losses need losses)")
     reason = unavailable_reason()
@@ -135,12 +140,14 @@ def summarize(kernel_runs: list[dict], mmcc_runs: list[dict]) -> dict:
     pk = _rate_ci(sum(r["error_drops"] for r in kernel_runs), sum(r["data_packets"] for r in kernel_runs))
     pm = _rate_ci(sum(r["error_drops"] for r in mmcc_runs), sum(r["data_packets"] for r in mmcc_runs))
     per_run = lambda runs, k: float(np.mean([r[k] for r in runs]))  # noqa: E731
+    # kernel runs for a +-3 % interval of its mean at the spread seen (normal quantile)
+    need = math.ceil((1.959964 * gk.std(ddof=1) / (RESOLUTION * mk)) ** 2) if mk > 0 else 0
     return {"runs_kernel": len(gk), "runs_mmcc": len(gm), "kernel_mbps": mk, "kernel_ci": ck, "mmcc_mbps": mm,
             "mmcc_ci": cm, "diff_pct": 100 * diff, "diff_lo_pct": 100 * lo, "diff_hi_pct": 100 * hi,
             "verdict": verdict, "kernel_loss": pk[0], "kernel_loss_ci": pk[1], "mmcc_loss": pm[0],
             "mmcc_loss_ci": pm[1], "kernel_retx": per_run(kernel_runs, "retransmits"),
             "mmcc_retx": per_run(mmcc_runs, "retransmits"), "kernel_rtos": per_run(kernel_runs, "rtos"),
-            "mmcc_rtos": per_run(mmcc_runs, "rtos")}
+            "mmcc_rtos": per_run(mmcc_runs, "rtos"), "kernel_runs_for_3pct": need}
 
 
 def write_report(out: Path, conds: list[Case], kernel_seeds: int, mmcc_seeds: int) -> dict:
@@ -161,14 +168,15 @@ def markdown(rows: list[dict]) -> str:
             f"{rows[0]['duration_s']:g} s: {v.count('agrees')} agree within +-5 %, {v.count('differs')} differ, "
             f"{v.count('unresolved')} unresolved.\n\n") if rows else "No cases.\n\n"
     lines = ["| cca | condition | kernel Mb/s (95 % CI) | mmcc Mb/s (95 % CI) | diff % (95 % CI) | verdict (+-5 %) | "
-             "realised loss kernel / mmcc (x1e-3) | retransmissions per run kernel / mmcc | RTOs per run kernel / mmcc |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "realised loss kernel / mmcc (x1e-3) | retransmissions per run kernel / mmcc | RTOs per run kernel / mmcc | "
+             "kernel runs for +-3 % |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         lines.append(f"| {r['cca']} | {r['condition']} | {r['kernel_mbps']:.2f} (+-{r['kernel_ci']:.2f}) | "
                      f"{r['mmcc_mbps']:.2f} (+-{r['mmcc_ci']:.2f}) | {r['diff_pct']:+.1f} ({r['diff_lo_pct']:+.1f} .. "
                      f"{r['diff_hi_pct']:+.1f}) | {r['verdict']} | {1e3 * r['kernel_loss']:.2f} (+-{1e3 * r['kernel_loss_ci']:.2f}) / "
                      f"{1e3 * r['mmcc_loss']:.2f} (+-{1e3 * r['mmcc_loss_ci']:.2f}) | {r['kernel_retx']:.0f} / "
-                     f"{r['mmcc_retx']:.0f} | {r['kernel_rtos']:.2f} / {r['mmcc_rtos']:.2f} |")
+                     f"{r['mmcc_retx']:.0f} | {r['kernel_rtos']:.2f} / {r['mmcc_rtos']:.2f} | {int(r['kernel_runs_for_3pct'])} |")
     return head + "\n".join(lines) + "\n"
 
 
@@ -180,7 +188,8 @@ def update_docs(out_dir: str | Path, doc: Path = Path(__file__).resolve().parent
     for r in csv.DictReader((Path(out_dir) / "independent.csv").open()):
         rows.append({k: (v if k in ("cca", "condition", "verdict") else float(v)) for k, v in r.items()})
     for r in rows:
-        r["runs_kernel"], r["runs_mmcc"] = int(r["runs_kernel"]), int(r["runs_mmcc"])
+        for k in ("runs_kernel", "runs_mmcc", "kernel_runs_for_3pct"):
+            r[k] = int(r[k])
     rewrite_marked_block(doc, "independent-losses-linux", markdown(rows))
 
 

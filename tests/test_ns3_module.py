@@ -279,8 +279,10 @@ def test_summary_of_independent_runs_gives_intervals_and_a_verdict():
 def test_independent_mode_refuses_too_few_seeds_and_other_references(mmcc_cli, tmp_path):
     r = mmcc_cli("validate", "ns3", "--independent", "--seeds", "5", "--out", tmp_path)
     assert r.returncode == 2 and "at least 30 per side" in r.stderr, r.stderr
-    r = mmcc_cli("validate", "linux", "--independent", "--out", tmp_path)
-    assert r.returncode == 2 and "--independent is for validate ns3" in r.stderr, r.stderr
+    r = mmcc_cli("validate", "mmwave", "--independent", "--out", tmp_path)
+    assert r.returncode == 2 and "--independent is for validate ns3 and validate linux" in r.stderr, r.stderr
+    r = mmcc_cli("validate", "linux", "--independent", "--seeds", "2", "--out", tmp_path)
+    assert r.returncode == 2 and "at least 5 runs per side" in r.stderr, r.stderr
 
 
 @needs_ns3

@@ -223,6 +223,10 @@ def test_a_python_policy_runs_as_an_algorithm_and_in_the_cli(tmp_path, mmcc_cli)
     bad.write_text("SPEC = {'observation': 'basic', 'colour': 1}\ndef act(o):\n    return 0\n")
     r = mmcc_cli("run", "dumbbell", "--cca", f"policy:{bad}", "--duration", "1s")
     assert r.returncode != 0 and "unknown spec field(s) colour" in r.stderr
+    exits = tmp_path / "exits.py"
+    exits.write_text("import sys\nsys.exit(3)\n")
+    r = mmcc_cli("run", "dumbbell", "--cca", f"policy:{exits}", "--duration", "1s")
+    assert r.returncode == 2 and f"importing {exits} failed: SystemExit: 3" in r.stderr, r.stderr
 
 
 def test_an_mlp_policy_file_round_trips_and_matches_its_network(tmp_path):

@@ -364,20 +364,14 @@ def _finish_out(out: Path, written: list, foreign: list[str]) -> None:
 
 def _load_python_cca(spec: str):
     """FILE.py:CLASS -> the class (a subclass of mmcc.CongestionControl)."""
-    import importlib.util
-
     from .cca import CongestionControl
+    from .files import import_user_file
     from .scenario import ScenarioError
 
     path, _, cls = spec.rpartition(":")
     if not Path(path).is_file():
         raise ScenarioError(f"--cca {spec}: no such file {path!r}")
-    mod_spec = importlib.util.spec_from_file_location(Path(path).stem, path)
-    module = importlib.util.module_from_spec(mod_spec)
-    try:
-        mod_spec.loader.exec_module(module)
-    except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's module failed to import (or exited)
-        raise ScenarioError(f"--cca {spec}: importing {path} failed: {type(e).__name__}: {e}") from None
+    module = import_user_file(Path(path), f"--cca {spec}")
     obj = getattr(module, cls, None)
     if not (isinstance(obj, type) and issubclass(obj, CongestionControl)):
         raise ScenarioError(f"--cca {spec}: {path} has no subclass of mmcc.CongestionControl named {cls!r}")

@@ -63,3 +63,19 @@ def write_csv_rows(path: Path, rows: list[dict]) -> None:
     w.writeheader()
     w.writerows(rows)
     atomic_write_bytes(path, buf.getvalue().encode())
+
+
+def import_user_file(path: Path, where: str):
+    """Import the Python file `path` (a user's algorithm or policy) as a module; an error in it
+    (or a SystemExit) becomes a ScenarioError naming `where` and the file."""
+    import importlib.util
+
+    from .scenario import ScenarioError
+
+    spec = importlib.util.spec_from_file_location(Path(path).stem, path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's module failed to import (or exited)
+        raise ScenarioError(f"{where}: importing {path} failed: {type(e).__name__}: {e}") from None
+    return module

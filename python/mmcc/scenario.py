@@ -235,14 +235,21 @@ def _sinr_step(ctx, v, path):
     return {"t": t["t"], "sinr_db": t["sinr_db"]}
 
 
+def scenario_file(source: str, name) -> Path:
+    """A file a scenario names: relative to the scenario file, or to the current folder for a
+    scenario made from a dict or a preset."""
+    p = Path(name)
+    if not p.is_absolute() and source not in ("<dict>", "<scenario>") and not source.startswith("preset "):
+        p = Path(source).parent / p
+    return p
+
+
 def _trace_file(ctx, v, path):
     from .traces import read_mahimahi
 
     if not isinstance(v, str):
         ctx.fail(path, f"expected the path of a Mahimahi trace file, got {v!r}")
-    p = Path(v)
-    if not p.is_absolute() and ctx.source not in ("<dict>", "<scenario>") and not ctx.source.startswith("preset "):
-        p = Path(ctx.source).parent / p
+    p = scenario_file(ctx.source, v)
     try:
         return read_mahimahi(p)
     except OSError as e:

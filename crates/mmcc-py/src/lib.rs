@@ -50,10 +50,7 @@ fn column_to_py(py: Python<'_>, c: Column) -> PyResult<Bound<'_, PyAny>> {
 fn run(py: Python<'_>, config_json: &str, algorithms: Option<BTreeMap<usize, Py<PyAny>>>) -> PyResult<Py<PyDict>> {
     let cfg = mmcc_core::SimConfig::from_json(config_json).map_err(PyValueError::new_err)?;
     let error: pycca::ErrorSlot = Default::default();
-    let mut custom: BTreeMap<usize, Box<dyn mmcc_core::cca::CongestionControl>> = BTreeMap::new();
-    for (i, obj) in algorithms.unwrap_or_default() {
-        custom.insert(i, Box::new(pycca::PyCca::new(py, obj, error.clone())?));
-    }
+    let custom = pycca::wrap_all(py, algorithms, &error)?;
     // Ctrl-C: Python's signal handlers run between chunks of events (the GIL is taken for the
     // check only); an interrupted run returns its tables so far with the time it reached. A run
     // with Python algorithms keeps the GIL (they take it on every ACK; taking it back from a

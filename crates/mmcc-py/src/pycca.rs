@@ -105,6 +105,20 @@ fn from_py(cc: &mut CcState, p: &PyCcState) {
 /// Shared slot for the first Python error of a run.
 pub type ErrorSlot = Arc<Mutex<Option<String>>>;
 
+/// The Python algorithm objects of a run (flow index -> object), wrapped for the core, all
+/// reporting into `error`.
+pub fn wrap_all(
+    py: Python<'_>,
+    algorithms: Option<std::collections::BTreeMap<usize, Py<PyAny>>>,
+    error: &ErrorSlot,
+) -> PyResult<std::collections::BTreeMap<usize, Box<dyn CongestionControl>>> {
+    let mut out: std::collections::BTreeMap<usize, Box<dyn CongestionControl>> = Default::default();
+    for (i, obj) in algorithms.unwrap_or_default() {
+        out.insert(i, Box::new(PyCca::new(py, obj, error.clone())?));
+    }
+    Ok(out)
+}
+
 /// The methods of `mmcc.CongestionControl`.
 #[derive(Clone, Copy, PartialEq)]
 enum Method {

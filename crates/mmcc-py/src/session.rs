@@ -5,9 +5,8 @@
 //! window and pacing rate; the agent's decision is applied inside the core, not by a Python
 //! call per ACK. `finish` runs to the configured end and returns the same tables as `run`.
 
-use crate::pycca::{ErrorSlot, PyCca};
+use crate::pycca::ErrorSlot;
 use mmcc_core::cca::held::Held;
-use mmcc_core::cca::CongestionControl;
 use mmcc_core::sim::{FlowSnapshot, Simulation, INTERRUPT_CHECK_EVENTS};
 use mmcc_core::time::Time;
 use pyo3::exceptions::{PyIndexError, PyKeyboardInterrupt, PyRuntimeError, PyValueError};
@@ -139,10 +138,7 @@ impl Session {
     fn new(py: Python<'_>, config_json: &str, held: BTreeMap<usize, String>, algorithms: Option<BTreeMap<usize, Py<PyAny>>>) -> PyResult<Session> {
         let cfg = mmcc_core::SimConfig::from_json(config_json).map_err(PyValueError::new_err)?;
         let error: ErrorSlot = Default::default();
-        let mut custom: BTreeMap<usize, Box<dyn CongestionControl>> = BTreeMap::new();
-        for (i, obj) in algorithms.unwrap_or_default() {
-            custom.insert(i, Box::new(PyCca::new(py, obj, error.clone())?));
-        }
+        let mut custom = crate::pycca::wrap_all(py, algorithms, &error)?;
         let python_algorithms = !custom.is_empty();
         for (i, name) in held {
             if custom.contains_key(&i) {

@@ -196,23 +196,17 @@ def with_trace_offsets(sc: Scenario, rng: np.random.Generator) -> Scenario:
     """`sc` with every link's `rate_trace` started at an offset drawn from `rng` (whole
     milliseconds within the trace), or `sc` itself when it replays no trace."""
     import copy
-    from pathlib import Path
 
+    from ..scenario import scenario_file
     from ..traces import read_mahimahi
 
     raw = copy.deepcopy(sc.raw)
     changed = False
-    # relative to the scenario file, as the scenario reader resolves it
-    rel = sc.source not in ("<dict>", "<scenario>") and not sc.source.startswith("preset ")
-
     for link in raw.get("links", []) or []:
         for d in ("forward", "reverse"):
             t = (link.get(d) or {}).get("rate_trace") if isinstance(link, dict) else None
             if isinstance(t, dict) and "file" in t:
-                p = Path(t["file"])
-                if not p.is_absolute() and rel:
-                    p = Path(sc.source).parent / p
-                period = len(read_mahimahi(p))
+                period = len(read_mahimahi(scenario_file(sc.source, t["file"])))
                 t["offset"] = f"{int(rng.integers(0, period))}ms"
                 changed = True
     return Scenario(raw, sc.source) if changed else sc

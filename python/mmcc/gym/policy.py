@@ -13,13 +13,13 @@ exactly as in the environment (`mmcc.gym.control`)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from ..files import import_user_file
 from ..scenario import Scenario, ScenarioError
 from .control import ControlSpec, FlowControl, build_session
 
@@ -138,13 +138,7 @@ def load_policy(spec: str) -> Policy:
                                 f"{layers[-1][0].shape[0]} outputs; its spec needs {cs.obs_size} and 1")
         return Policy(cs, MlpPolicy(layers, meta["activation"], mean, std, meta.get("clip_obs", 10.0)), label)
     if path.suffix == ".py":
-        mod_name = f"mmcc_policy_{abs(hash(str(path.resolve())))}"
-        try:
-            s = importlib.util.spec_from_file_location(mod_name, path)
-            mod = importlib.util.module_from_spec(s)
-            s.loader.exec_module(mod)
-        except Exception as e:  # noqa: BLE001 - the user's file failed to import
-            raise ScenarioError(f"{where}: importing it failed: {type(e).__name__}: {e}") from None
+        mod = import_user_file(path, where)
         if not callable(getattr(mod, "act", None)) or not hasattr(mod, "SPEC"):
             raise ScenarioError(f"{where}: a policy file must define SPEC (a dict) and act(obs)")
         return Policy(_spec(mod.SPEC, where), mod.act, label)

@@ -146,3 +146,28 @@ def test_independent_kernel_validation_refuses_what_it_does_not_run(mmcc_cli, tm
     assert r.returncode != 0 and "the cases run at 100Mbps" in r.stderr
     r = mmcc_cli("validate", "mmwave", "--independent", "--out", tmp_path)
     assert r.returncode != 0 and "--independent is for validate ns3 and validate linux" in r.stderr
+
+
+def test_a_loss_stream_deals_the_drops_of_the_link_that_draws_from_it(tmp_path):
+    """`_core.stream_losses` counts the losses of a seeded stream's first draws: a simulated run
+    whose lossy link draws from `link/0/ab/error` drops exactly that many of the data packets it
+    admitted; the kernel side's count uses the testbed's own stream (`testbed/link/0/ab/error`)."""
+    from mmcc import _core, run
+    from mmcc.experiments import validate_linux_independent as I
+    from mmcc.scenario import Scenario
+
+    case = V.Case("newreno", 100, 25, 0.25, 1e-2, 0, 3, 4.0)
+    sc = Scenario.from_dict(V.scenario(case, tmp_path), source=case.key)
+    f = run(sc).flows.to_pydict()
+    sent, queue, drops = (int(f[k][0]) for k in ("segments_sent", "drops_queue_full", "drops_error_model"))
+    assert drops > 5
+    assert _core.stream_losses(3, "link/0/ab/error", 1e-2, sent - queue) == drops
+    assert _core.stream_losses(3, "link/0/ab/error", 1e-2, sent - queue - 200) < drops
+    assert I.stream_drops(sc.config, 3, sent - queue) == _core.stream_losses(3, "testbed/link/0/ab/error", 1e-2,
+                                                                             sent - queue)
+    with pytest.raises(ValueError, match="not a probability"):
+        _core.stream_losses(1, "x", 2.0, 10)
+    rows = I.summarize(_runs([10.0] * 5, drops=30), _runs([10.0] * 5, drops=30))
+    assert (rows["kernel_drops"], rows["kernel_stream_drops"]) == (150, -1)  # runs without the count
+    both = I.summarize([{**r, "stream_drops": 29} for r in _runs([10.0] * 5, drops=30)], _runs([10.0] * 5))
+    assert both["kernel_stream_drops"] == 145 and "| 150 / 145 |" in I.markdown([{**both, "cca": "c", "condition": "x", "duration_s": 1}])

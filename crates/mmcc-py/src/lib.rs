@@ -178,6 +178,21 @@ fn linkemu(py: Python<'_>, config_path: String) -> PyResult<()> {
     py.detach(move || mmcc_linkemu::emulator::run(&config_path)).map_err(PyRuntimeError::new_err)
 }
 
+/// How many of the first `draws` draws of the seeded stream `stream` of run seed `seed` lose a
+/// packet at a per-packet rate `rate` (`ErrorModel::corrupts`, unit packet): the losses a link
+/// whose error model draws from that stream (the simulator's `link/<i>/<dir>/error`, the
+/// testbed's `testbed/link/<i>/<dir>/error`) deals its first `draws` packets. `mmcc validate
+/// linux --independent` checks the kernel runs' realised loss against it.
+#[pyfunction]
+fn stream_losses(seed: u64, stream: &str, rate: f64, draws: u64) -> PyResult<u64> {
+    use mmcc_core::net::error_model::{ErrorModel, ErrorModelConfig, ErrorUnit};
+    if !(0.0..=1.0).contains(&rate) {
+        return Err(PyValueError::new_err(format!("stream_losses: rate {rate} is not a probability (0 to 1)")));
+    }
+    let mut m = ErrorModel::new(&ErrorModelConfig { unit: ErrorUnit::Packet, rate }, mmcc_core::rng::Rng::stream(seed, stream));
+    Ok((0..draws).filter(|_| m.corrupts(0)).count() as u64)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
@@ -187,6 +202,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tcp_knobs, m)?)?;
     m.add_function(wrap_pyfunction!(route, m)?)?;
     m.add_function(wrap_pyfunction!(linkemu, m)?)?;
+    m.add_function(wrap_pyfunction!(stream_losses, m)?)?;
     m.add_class::<pycca::PyCcState>()?;
     m.add_class::<session::Session>()?;
     m.add_function(wrap_pyfunction!(session::run_sessions_until, m)?)?;

@@ -12,7 +12,11 @@ side has few runs), the difference of the means with its 95 % interval (Welch, w
 Welch-Satterthwaite degrees of freedom), the verdict against +-5 % of the kernel's mean
 (*agrees*: the interval lies inside; *differs*: outside; *unresolved*: more runs needed), the loss
 rate each side realised (error-model drops over data packets sent, pooled, binomial 95 %
-interval), retransmissions and timeouts per run, and how many kernel runs a +-3 % interval of
+interval) beside the losses the kernel runs' own loss streams deal over the packets they drew
+for (`_core.stream_losses`: the emulator's drops are those draws, so a realised rate away from
+the nominal one is the seeds' sample, not a counting difference; cases with the same loss rate
+and seeds draw from the same streams, so their realised rates are one sample, not several),
+retransmissions and timeouts per run, and how many kernel runs a +-3 % interval of
 its mean would take at the spread seen.
 
 Results are one JSON file per run under OUT/independent/, reused while the build that made it is
@@ -76,9 +80,24 @@ def _run(case: Case, side: str, out: Path) -> dict:
     res = _summary(r, case.duration_s, per_sample=side == "kernel")
     f = r.flows.to_pydict()
     res.update({"error_drops": int(f["drops_error_model"][0]), "data_packets": int(f["segments_sent"][0])})
+    if side == "kernel":
+        res["stream_drops"] = stream_drops(sc.config, case.seed, res["data_packets"] - int(f["drops_queue_full"][0]))
     for k in ("t_s", "cwnd_segments"):  # the report needs no time series
         res.pop(k, None)
     return res
+
+
+def stream_drops(config: dict, seed: int, draws: int) -> int:
+    """The losses the testbed's own streams (`plan(..., independent_losses=True)`) deal the
+    first `draws` data packets on the scenario's lossy forward link (packet unit): the drops a
+    kernel run that sent that many packets must show if its emulator drew as designed."""
+    from .. import _core
+    from ..testbed.run import plan
+
+    lossy = [h for h in plan(config, True).forward if h.get("error")]
+    if len(lossy) != 1 or lossy[0]["error"].get("unit") != "packet":
+        raise ValueError("validate linux --independent: one lossy forward link with a per-packet rate expected")
+    return int(_core.stream_losses(seed, f"{lossy[0]['stream']}/error", float(lossy[0]["error"]["rate"]), max(0, draws)))
 
 
 def run_linux_independent(out_dir: str | Path, *, ccas=None, delays=None, buffers=None, losses=None,
@@ -139,13 +158,16 @@ def summarize(kernel_runs: list[dict], mmcc_runs: list[dict]) -> dict:
     verdict = "agrees" if -BAND <= lo and hi <= BAND else "differs" if hi < -BAND or lo > BAND else "unresolved"
     pk = _rate_ci(sum(r["error_drops"] for r in kernel_runs), sum(r["data_packets"] for r in kernel_runs))
     pm = _rate_ci(sum(r["error_drops"] for r in mmcc_runs), sum(r["data_packets"] for r in mmcc_runs))
+    # what the kernel runs' own streams deal (runs stored before it was recorded have none)
+    stream = sum(r["stream_drops"] for r in kernel_runs) if all("stream_drops" in r for r in kernel_runs) else -1
     per_run = lambda runs, k: float(np.mean([r[k] for r in runs]))  # noqa: E731
     # kernel runs for a +-3 % interval of its mean at the spread seen (normal quantile)
     need = math.ceil((1.959964 * gk.std(ddof=1) / (RESOLUTION * mk)) ** 2) if mk > 0 else 0
     return {"runs_kernel": len(gk), "runs_mmcc": len(gm), "kernel_mbps": mk, "kernel_ci": ck, "mmcc_mbps": mm,
             "mmcc_ci": cm, "diff_pct": 100 * diff, "diff_lo_pct": 100 * lo, "diff_hi_pct": 100 * hi,
             "verdict": verdict, "kernel_loss": pk[0], "kernel_loss_ci": pk[1], "mmcc_loss": pm[0],
-            "mmcc_loss_ci": pm[1], "kernel_retx": per_run(kernel_runs, "retransmits"),
+            "mmcc_loss_ci": pm[1], "kernel_drops": sum(r["error_drops"] for r in kernel_runs),
+            "kernel_stream_drops": stream, "kernel_retx": per_run(kernel_runs, "retransmits"),
             "mmcc_retx": per_run(mmcc_runs, "retransmits"), "kernel_rtos": per_run(kernel_runs, "rtos"),
             "mmcc_rtos": per_run(mmcc_runs, "rtos"), "kernel_runs_for_3pct": need}
 
@@ -168,16 +190,21 @@ def markdown(rows: list[dict]) -> str:
             f"{rows[0]['duration_s']:g} s: {v.count('agrees')} agree within +-5 %, {v.count('differs')} differ, "
             f"{v.count('unresolved')} unresolved.\n\n") if rows else "No cases.\n\n"
     lines = ["| cca | condition | kernel Mb/s (95 % CI) | mmcc Mb/s (95 % CI) | diff % (95 % CI) | verdict (+-5 %) | "
-             "realised loss kernel / mmcc (x1e-3) | retransmissions per run kernel / mmcc | RTOs per run kernel / mmcc | "
+             "realised loss kernel / mmcc (x1e-3) | kernel drops / its streams' | retransmissions per run kernel / mmcc | RTOs per run kernel / mmcc | "
              "kernel runs for +-3 % |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         lines.append(f"| {r['cca']} | {r['condition']} | {r['kernel_mbps']:.2f} (+-{r['kernel_ci']:.2f}) | "
                      f"{r['mmcc_mbps']:.2f} (+-{r['mmcc_ci']:.2f}) | {r['diff_pct']:+.1f} ({r['diff_lo_pct']:+.1f} .. "
                      f"{r['diff_hi_pct']:+.1f}) | {r['verdict']} | {1e3 * r['kernel_loss']:.2f} (+-{1e3 * r['kernel_loss_ci']:.2f}) / "
-                     f"{1e3 * r['mmcc_loss']:.2f} (+-{1e3 * r['mmcc_loss_ci']:.2f}) | {r['kernel_retx']:.0f} / "
+                     f"{1e3 * r['mmcc_loss']:.2f} (+-{1e3 * r['mmcc_loss_ci']:.2f}) | {_drops(r)} | {r['kernel_retx']:.0f} / "
                      f"{r['mmcc_retx']:.0f} | {r['kernel_rtos']:.2f} / {r['mmcc_rtos']:.2f} | {int(r['kernel_runs_for_3pct'])} |")
     return head + "\n".join(lines) + "\n"
+
+
+def _drops(r: dict) -> str:
+    k, s = int(r.get("kernel_drops", -1)), int(r.get("kernel_stream_drops", -1))
+    return f"{k} / {s}" if k >= 0 and s >= 0 else f"{k} / -" if k >= 0 else "-"
 
 
 def update_docs(out_dir: str | Path, doc: Path = Path(__file__).resolve().parents[3] / "docs" / "validation.md") -> None:
@@ -188,7 +215,9 @@ def update_docs(out_dir: str | Path, doc: Path = Path(__file__).resolve().parent
     for r in csv.DictReader((Path(out_dir) / "independent.csv").open()):
         rows.append({k: (v if k in ("cca", "condition", "verdict") else float(v)) for k, v in r.items()})
     for r in rows:
-        for k in ("runs_kernel", "runs_mmcc", "kernel_runs_for_3pct"):
+        for k in ("runs_kernel", "runs_mmcc", "kernel_runs_for_3pct", "kernel_drops", "kernel_stream_drops"):
+            if k not in r:
+                continue
             r[k] = int(r[k])
     rewrite_marked_block(doc, "independent-losses-linux", markdown(rows))
 

@@ -48,7 +48,9 @@
  * the DL transport blocks received by the UE: count, bytes, mean MCS, corrupted ones),
  * drops.csv (by cause); with --packetTrace also packets.csv (every segment sent and ACK received
  * by the sender); with --macTrace also mac.csv (every block the scheduler allocated to the UE, at
- * its slot's start: direction and bytes, an uplink block also when it carries nothing).
+ * its slot's start: direction and bytes, an uplink block also when it carries nothing); with
+ * --rlcTrace also rlc.csv (every downlink RLC event: a new PDU the gNB's RLC sends, a PDU the
+ * UE's RLC receives, retransmissions included, an SDU the UE's PDCP delivers; t_ns, kind, bytes).
  */
 
 #include "ns3/applications-module.h"
@@ -114,6 +116,52 @@ SequenceNumber32 g_highTx (0);
 double g_lastCwnd = 0;
 std::ofstream g_packets; //!< --packetTrace: the sender's segments and ACKs, one line each
 std::ofstream g_mac;     //!< --macTrace: the UE's allocated blocks, one line each
+
+/// --rlcTrace: the downlink's RLC events, one line each. The gNB's RLC AM `TxPDU` fires for its
+/// new data PDUs and its STATUS PDUs only (`LteRlcAm::DoNotifyTxOpportunity`: a retransmission
+/// from the retransmission buffer does not fire it), the UE's RLC `RxPDU` for every PDU it
+/// receives, a retransmitted or duplicate one included (`LteRlcAm::DoReceivePdu`), and the UE's
+/// PDCP `RxPDU` for each SDU the RLC delivers once. So the UE's received bytes less the gNB's
+/// new ones are the RLC retransmissions that reached the UE.
+std::ofstream g_rlc;
+
+void
+RlcEvent (const char *kind, uint32_t bytes)
+{
+  g_rlc << Simulator::Now ().GetNanoSeconds () << ',' << kind << ',' << bytes << '\n';
+}
+
+void
+GnbRlcTx (uint16_t, uint8_t, uint32_t bytes)
+{
+  RlcEvent ("gnb_tx", bytes);
+}
+
+void
+UeRlcRx (uint16_t, uint8_t, uint32_t bytes, uint64_t)
+{
+  RlcEvent ("ue_rx", bytes);
+}
+
+void
+UePdcpRx (uint16_t, uint8_t, uint32_t bytes, uint64_t)
+{
+  RlcEvent ("ue_sdu", bytes);
+}
+
+/// The data bearer's RLC and PDCP exist once the UE is connected: hook them then.
+void
+ConnectRlcTraces ()
+{
+  Config::ConnectWithoutContext (
+      "/NodeList/*/DeviceList/*/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc/TxPDU",
+      MakeCallback (&GnbRlcTx));
+  Config::ConnectWithoutContext ("/NodeList/*/DeviceList/*/LteUeRrc/DataRadioBearerMap/*/LteRlc/RxPDU",
+                                 MakeCallback (&UeRlcRx));
+  Config::ConnectWithoutContext ("/NodeList/*/DeviceList/*/LteUeRrc/DataRadioBearerMap/*/LtePdcp/RxPDU",
+                                 MakeCallback (&UePdcpRx));
+}
+
 
 //! --macTrace: a block the scheduler allocated to the UE, at the start of its slot
 //! (MmWaveUePhy's ReportUplinkTbSize / ReportDownlinkTbSize); an uplink block may carry nothing
@@ -431,6 +479,7 @@ main (int argc, char *argv[])
   std::string out = ".";
   bool packetTrace = false;
   bool macTrace = false;
+  bool rlcTrace = false;
   std::string errors = "mmcc";
   uint32_t rlcBuffer = 2621440;
   double per = 0;
@@ -451,6 +500,9 @@ main (int argc, char *argv[])
                 "ACK it receives (t_ns, kind, seq or ack, bytes, retransmission)", packetTrace);
   cmd.AddValue ("macTrace", "also write mac.csv: every block allocated to the UE, at its slot's "
                 "start (t_ns, dir ul or dl, bytes)", macTrace);
+  cmd.AddValue ("rlcTrace", "also write rlc.csv: every downlink RLC event (t_ns, kind gnb_tx, ue_rx "
+                "or ue_sdu, bytes): the gNB RLC's new PDUs, the UE RLC's received PDUs "
+                "(retransmissions included), the UE PDCP's delivered SDUs", rlcTrace);
   cmd.Parse (argc, argv);
   if (simTime <= 0.1 || per < 0 || per >= 1 || rlcBuffer == 0 || (errors != "mmcc" && errors != "ns3"))
     {
@@ -616,6 +668,13 @@ main (int argc, char *argv[])
       Config::ConnectWithoutContext (
           "/NodeList/*/DeviceList/*/ComponentCarrierMapUe/*/MmWaveUePhy/ReportDownlinkTbSize",
           MakeCallback (&UeDlTb));
+    }
+
+  if (rlcTrace)
+    {
+      g_rlc.open ((out + "/rlc.csv").c_str ());
+      g_rlc << "t_ns,kind,bytes\n";
+      Simulator::Schedule (MilliSeconds (90), &ConnectRlcTraces);
     }
 
   Simulator::Stop (Seconds (simTime));

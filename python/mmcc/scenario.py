@@ -298,6 +298,7 @@ RADIO_FIELDS: dict[str, tuple[Parser, str]] = {
     "pdcp_header": (SIZE32, "pdcp_header"),
     "rlc_report_timer": (TIME, "rlc_report_timer"),
     "rlc_status_prohibit": (TIME, "rlc_status_prohibit"),
+    "rlc_poll_retransmit": (TIME, "rlc_poll_retransmit"),
     "fading": (ONE_OF("none", "ns3-mmwave"), "fading"),
     "fading_chunks": (U32, "fading_chunks"),
     "fading_period": (TIME, "fading_period"),

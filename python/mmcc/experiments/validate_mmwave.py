@@ -145,6 +145,32 @@ def _num(x: str) -> float:
     return float(x) if x not in ("", None) else float("nan")
 
 
+def rlc_copies(path: Path) -> list[tuple[int, int]]:
+    """The RLC retransmissions in a runner's `--rlcTrace` (rlc.csv, gzipped or not): the PDUs the
+    UE's RLC received that the gNB's RLC did not send new (its `TxPDU` fires for new PDUs and
+    STATUS PDUs only), each a (t_ns at the UE, bytes). A received PDU is matched to the oldest
+    unmatched new PDU of its size sent before it (at most 50 ms earlier)."""
+    from collections import defaultdict, deque
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt") as f:
+        rows = [(int(r["t_ns"]), r["kind"], int(r["bytes"])) for r in csv.DictReader(f)]
+    sent: dict[int, deque] = defaultdict(deque)
+    copies = []
+    for t, kind, size in sorted(rows, key=lambda r: (r[0], r[1] != "gnb_tx")):
+        if kind == "gnb_tx":
+            sent[size].append(t)
+        elif kind == "ue_rx":
+            q = sent[size]
+            while q and q[0] < t - 50_000_000:
+                q.popleft()
+            if q:
+                q.popleft()
+            else:
+                copies.append((t, size))
+    return copies
+
+
 def read_reference(d: Path) -> dict:
     """A stored (or fresh) ns3-mmwave run as the comparison reads it."""
     flows = _csv((d / "flows.csv").read_text())

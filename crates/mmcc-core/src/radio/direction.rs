@@ -28,6 +28,24 @@ pub(super) struct Harq {
     /// The block's MCS (ns3-mmwave's table; None without it): its modulation and error curve.
     pub(super) mcs: Option<usize>,
     pub(super) segs: Vec<(u64, u32)>,
+    /// A copy the poll timer sends again (`rlc_poll.rs`): its bytes, which deliver nothing.
+    pub(super) copy: u64,
+    /// The PDU's id at the poll timer (0: not tracked).
+    pub(super) pdu: u64,
+    /// Whether its PDU polls the receiver for a STATUS (every PDU of new data does).
+    pub(super) polls: bool,
+}
+
+impl Harq {
+    /// A block of new data (or retransmissions after HARQ) sent at `due`.
+    pub(super) fn data(due: Time, ref_sinr: f64, mcs: Option<usize>, segs: Vec<(u64, u32)>) -> Harq {
+        Harq { due, tx: 1, ref_sinr, mcs, segs, copy: 0, pdu: 0, polls: true }
+    }
+
+    /// Bytes on air: the segments' and a copy's.
+    pub(super) fn air_bytes(&self) -> u64 {
+        self.segs.iter().map(|s| s.1 as u64).sum::<u64>() + self.copy
+    }
 }
 
 enum Waiting {
@@ -121,6 +139,11 @@ impl Direction {
         // SDUs before `first_unsent` have been sent whole
         let from = self.first_unsent.saturating_sub(self.base_seq) as usize;
         w + self.window.iter().skip(from).map(|s| s.unsent as u64).sum::<u64>()
+    }
+
+    /// Whether RLC retransmissions (after HARQ gave up) wait.
+    pub(super) fn retx_waiting(&self) -> bool {
+        !self.retx.is_empty()
     }
 
     /// Whether a block's bytes wait to be applied at the next slot.

@@ -29,6 +29,7 @@ use super::direction::{Direction, Harq};
 pub use super::direction::DirStats;
 use super::mcs::{generic_bler, ns3_mmwave_bler};
 pub use super::mcs::{ns3_mmwave_dl_mcs, LinkAdaptation, Quality, NS3_MMWAVE_MCS};
+use super::rlc_poll::PollRetransmit;
 use super::rlc_report::{RlcReporting, RlcReports, PDU_SLACK, UE_STATUS_BYTES};
 use super::ul_grants::{self, Grant, UlGrants, UplinkScheduling, UL_MAC_OVERHEAD};
 use super::{PathLossModel, RadioConfig};
@@ -127,13 +128,17 @@ pub struct RadioLink {
     ul_decoded: VecDeque<(Time, Vec<Packet>)>,
     /// Whether the simulation holds an event for `ul_decoded`'s front.
     pub decoded_scheduled: bool,
+    /// The UE reported for its STATUS with the uplink's slots stopped: its next slot
+    /// (`uplink_wake`).
+    ul_wake: Option<Time>,
     /// The symbol the uplink block being sent ends before (`ul_received_at`).
     ul_sending_end: u32,
 }
 
 /// A block on its way (`RadioLink::in_flight`): the boundary at which its bytes join the
-/// receiver's reassembly, the time the receiver has them, and its bytes.
-type InFlight = (Time, Time, Vec<(u64, u32)>);
+/// receiver's reassembly, the time the receiver has them, its bytes, and whether its PDU polls
+/// (a downlink block: every PDU of new data, a copy as `rlc_poll.rs` says).
+type InFlight = (Time, Time, Vec<(u64, u32)>, bool);
 
 /// The gNB's knowledge of the UE's downlink CQI (`RadioConfig::cqi_expiry`): reports are made
 /// on each downlink block and become usable `cqi_report_delay` later.
@@ -253,12 +258,14 @@ impl RadioLink {
             in_flight: [VecDeque::new(), VecDeque::new()],
             ul_decoded: VecDeque::new(),
             decoded_scheduled: false,
+            ul_wake: None,
             ul_sending_end: cfg.data_symbols + 1,
         };
         r.dirs[1].rlc_headers = granted;
         if cfg.rlc_reporting == RlcReporting::Ns3Mmwave && !r.trace_mode {
             // the UE's STATUS PDU goes through the uplink's scheduling delay
-            r.dirs[0].reports = Some(RlcReports::new(cfg.rlc_report_timer, cfg.rlc_status_prohibit, sched));
+            r.dirs[0].reports =
+                Some(RlcReports::new(cfg.rlc_report_timer, cfg.rlc_status_prohibit, sched, cfg.rlc_poll_retransmit));
         }
         r.update(Time::ZERO);
         r
@@ -534,11 +541,26 @@ impl RadioLink {
         }
     }
 
-    /// Whether direction `d` has anything to do at the next slot.
+    /// Whether direction `d` has anything to do at the next slot: data, or the gNB's poll
+    /// timer and its copies (`rlc_poll.rs`).
     fn has_work(&self, d: usize) -> bool {
+        self.has_data(d) || (d == 0 && self.poll().is_some_and(|p| p.busy()))
+    }
+
+    /// Whether direction `d` has data to send or deliver.
+    fn has_data(&self, d: usize) -> bool {
         self.dirs[d].has_work()
             || !self.in_flight[d].is_empty()
             || (d == 1 && (self.ul_staged.is_some() || self.ul.as_ref().is_some_and(|u| u.busy())))
+    }
+
+    /// The gNB's poll timer (`rlc_poll.rs`), if modelled.
+    fn poll(&self) -> Option<&PollRetransmit> {
+        self.dirs[0].reports.as_ref().and_then(|r| r.poll.as_ref())
+    }
+
+    fn poll_mut(&mut self) -> Option<&mut PollRetransmit> {
+        self.dirs[0].reports.as_mut().and_then(|r| r.poll.as_mut())
     }
 
     fn wake(&mut self, d: usize, now: Time) -> Option<Time> {
@@ -566,9 +588,11 @@ impl RadioLink {
         drops: &mut Vec<(Packet, DropCause)>,
     ) -> Option<Time> {
         self.dirs[d].slot_scheduled = false;
+        let mut polled = false;
         while self.in_flight[d].front().is_some_and(|b| b.0 <= now) {
-            let (_, at, segs) = self.in_flight[d].pop_front().expect("front");
+            let (_, at, segs, polls) = self.in_flight[d].pop_front().expect("front");
             self.dirs[d].pending.extend(segs);
+            polled |= polls;
             if d == 1 {
                 // reassembled at this boundary, handed on when the gNB has decoded the block
                 let n = out.len();
@@ -582,11 +606,17 @@ impl RadioLink {
                 self.uplink_polled(now);
             }
         }
-        if d == 0 && self.ul.is_some() && self.dirs[0].has_pending() {
+        if d == 0 && self.ul.is_some() && (self.dirs[0].has_pending() || polled) {
             self.ue_polled(now);
         }
         self.dirs[d].deliver(out, drops);
         self.dirs[d].with_reports(|r, queued, held| r.due(now, queued, held));
+        if d == 0 {
+            let idle = self.dirs[0].buffered_bytes() == 0 && !self.dirs[0].retx_waiting();
+            if let Some(p) = self.poll_mut() {
+                p.due(now, idle);
+            }
+        }
         let sinr = self.current(d);
         let outage = sinr.mean_db < self.cfg.outage_sinr_db;
         self.decide_grants(now);
@@ -641,7 +671,7 @@ impl RadioLink {
         let mut h = dir.harq.pop_front().expect("due");
         h.tx += 1;
         dir.stats.harq_retx += 1;
-        dir.stats.air_bytes += h.segs.iter().map(|s| s.1 as u64).sum::<u64>();
+        dir.stats.air_bytes += h.air_bytes();
         let failed = dir.rng.bernoulli(Self::block_error(&sinr, h.mcs, h.tx, h.ref_sinr));
         self.settle(d, h, failed, now);
     }
@@ -649,6 +679,14 @@ impl RadioLink {
     /// A transmission's outcome: delivered, or (failed) another try after the HARQ round trip,
     /// or after `harq_max_tx` tries the RLC's retransmission.
     fn settle(&mut self, d: usize, mut h: Harq, failed: bool, now: Time) {
+        if !failed && h.pdu != 0 {
+            // the poll timer learns when the PDU reached the UE (as below)
+            let at_ue = now + self.extra[0] + self.cfg.slot;
+            let new = h.air_bytes() - h.copy;
+            if let Some(p) = self.poll_mut() {
+                p.received(h.pdu, new, at_ue);
+            }
+        }
         if !failed && self.extra[d] > Dur::ZERO {
             let (boundary, at) = if d == 0 {
                 // on air two subframes on, the UE has it at the boundary after it
@@ -659,7 +697,7 @@ impl RadioLink {
                 let s = self.cfg.slot.0;
                 (Time(at.0 / s * s), at)
             };
-            self.in_flight[d].push_back((boundary, at, h.segs));
+            self.in_flight[d].push_back((boundary, at, h.segs, h.polls));
             return;
         }
         let dir = &mut self.dirs[d];
@@ -668,7 +706,7 @@ impl RadioLink {
             // every PDU polls (rlc_report.rs); the UE has it at the next slot (with uplink
             // grants, whose blocks are `in_flight` above, its STATUS is requested then,
             // `ue_polled`)
-            if let Some(r) = dir.reports.as_mut() {
+            if let Some(r) = dir.reports.as_mut().filter(|_| h.polls) {
                 r.polled(now + self.cfg.slot);
             }
             return;
@@ -712,23 +750,36 @@ impl RadioLink {
             self.dirs[0].stats.tbs += 1;
             return;
         }
+        if d == 0 && !self.dirs[0].retx_waiting() {
+            // the retransmission buffer goes first, one PDU per opportunity (rlc_poll.rs)
+            if let Some((copy, polls)) = self.poll_mut().and_then(|p| p.next_copy(cap)) {
+                self.cqi.on_block(now);
+                self.note_dl_block(now, self.block_symbols(copy, full));
+                let pdu = self.poll_mut().map_or(0, |p| p.sent(now, polls));
+                let h = Harq { copy, pdu, polls, ..Harq::data(now, ref_sinr, mcs, Vec::new()) };
+                self.send_block(d, h, sinr, now);
+                return;
+            }
+        }
         let segs = self.dirs[d].fill(cap, now, drops);
         if segs.is_empty() {
             return;
         }
+        let mut h = Harq::data(now, ref_sinr, mcs, segs);
         if d == 0 {
             self.cqi.on_block(now);
-            let sent = segs.iter().map(|s| s.1 as u64).sum::<u64>();
-            self.note_dl_block(now, self.block_symbols(sent, full));
+            self.note_dl_block(now, self.block_symbols(h.air_bytes(), full));
+            // every new PDU polls (`PollPdu` 1)
+            h.pdu = self.poll_mut().map_or(0, |p| p.sent(now, true));
         }
-        self.send_block(d, Harq { due: now, tx: 1, ref_sinr, mcs, segs }, sinr, now);
+        self.send_block(d, h, sinr, now);
     }
 
     /// A block's first transmission: counted, judged by its error curve and settled.
     fn send_block(&mut self, d: usize, h: Harq, sinr: Quality, now: Time) {
         let dir = &mut self.dirs[d];
         dir.stats.tbs += 1;
-        dir.stats.air_bytes += h.segs.iter().map(|s| s.1 as u64).sum::<u64>();
+        dir.stats.air_bytes += h.air_bytes();
         let failed = dir.rng.bernoulli(Self::block_error(&sinr, h.mcs, h.tx, h.ref_sinr));
         self.settle(d, h, failed, now);
     }

@@ -13,6 +13,7 @@ pub mod link;
 pub mod los_tracker;
 pub mod mcs;
 pub mod mi;
+pub mod rlc_poll;
 pub mod rlc_report;
 pub mod ul_grants;
 
@@ -109,6 +110,10 @@ pub struct RadioConfig {
     pub rlc_report_timer: Dur,
     /// `RlcReporting::Ns3Mmwave`: the UE's t-StatusProhibit.
     pub rlc_status_prohibit: Dur,
+    /// `RlcReporting::Ns3Mmwave`: the gNB RLC AM's t-PollRetransmit (`rlc_poll.rs`): on expiry
+    /// with nothing new to send, the PDUs no STATUS has acknowledged go again. None: not
+    /// modelled.
+    pub rlc_poll_retransmit: Option<Dur>,
     /// Small-scale fading across the band (`fading.rs`); none: one flat SINR per update.
     pub fading: FadingModel,
     /// Chunks the band is divided into for fading (ns3-mmwave: 72).
@@ -176,6 +181,7 @@ impl Default for RadioConfig {
             rlc_reporting: RlcReporting::Ideal,
             rlc_report_timer: Dur::from_millis(4),
             rlc_status_prohibit: Dur::from_millis(1),
+            rlc_poll_retransmit: None,
             fading: FadingModel::None,
             fading_chunks: 72,
             fading_period: Dur::from_millis(100),

@@ -27,6 +27,7 @@
 //! gives it a block of its own (no data waits for it; the UE reports its CQI on it): at once
 //! when polled outside t-StatusProhibit, else when the report timer next expires.
 
+use super::rlc_poll::PollRetransmit;
 use crate::time::{Dur, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -66,8 +67,9 @@ pub struct RlcReports {
     uplink_delay: Dur,
     /// When the RLC's report timer expires next.
     timer_at: Option<Time>,
-    /// STATUS PDUs on their way to the gNB: arrival times, ascending.
-    status: VecDeque<Time>,
+    /// STATUS PDUs on their way to the gNB: arrival times, ascending, and when the UE built
+    /// each (it acknowledges what the UE had then).
+    status: VecDeque<(Time, Time)>,
     /// The UE's t-StatusProhibit runs until then.
     prohibit_until: Time,
     /// A poll found t-StatusProhibit running: the STATUS waits for the UE's next report.
@@ -84,12 +86,15 @@ pub struct RlcReports {
     /// When the report timer sent a STATUS the gNB owed while its downlink idled (a block the
     /// UE reports its CQI on), until the link takes it.
     idle_status_at: Option<Time>,
+    /// The gNB's t-PollRetransmit and its retransmission buffer (`rlc_poll.rs`), if modelled.
+    pub poll: Option<PollRetransmit>,
 }
 
 impl RlcReports {
     /// `timer`: the RLC's `ReportBufferStatusTimer`; `prohibit`: the UE's t-StatusProhibit;
-    /// `uplink_delay`: from the UE's report to the STATUS at the gNB.
-    pub fn new(timer: Dur, prohibit: Dur, uplink_delay: Dur) -> RlcReports {
+    /// `uplink_delay`: from the UE's report to the STATUS at the gNB; `poll`: the gNB's
+    /// t-PollRetransmit, if modelled.
+    pub fn new(timer: Dur, prohibit: Dur, uplink_delay: Dur, poll: Option<Dur>) -> RlcReports {
         RlcReports {
             record: 0,
             timer,
@@ -104,6 +109,7 @@ impl RlcReports {
             gnb_prohibit_until: Time::ZERO,
             ue_status_requested: false,
             idle_status_at: None,
+            poll: poll.map(PollRetransmit::new),
         }
     }
 
@@ -137,9 +143,12 @@ impl RlcReports {
                 }
             }
         }
-        while self.status.front().is_some_and(|&t| t <= now) {
+        while let Some(&(_, built)) = self.status.front().filter(|s| s.0 <= now) {
             self.status.pop_front();
             self.record = queued;
+            if let Some(p) = self.poll.as_mut() {
+                p.status(built);
+            }
         }
         if let Some(t) = self.timer_at.filter(|&t| t <= now) {
             if held {
@@ -232,7 +241,7 @@ impl RlcReports {
         }
         self.ue_status_requested = false;
         self.prohibit_until = now + self.prohibit;
-        self.status.push_back(arrival);
+        self.status.push_back((arrival, now));
         true
     }
 
@@ -243,7 +252,7 @@ impl RlcReports {
     }
 
     fn send_status(&mut self, now: Time) {
-        self.status.push_back(now + self.uplink_delay);
+        self.status.push_back((now + self.uplink_delay, now));
         self.prohibit_until = now + self.prohibit;
         self.status_wanted = false;
     }
@@ -268,7 +277,7 @@ mod tests {
 
     #[test]
     fn the_record_runs_out_before_the_buffer_and_a_status_refreshes_it() {
-        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500));
+        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500), None);
         r.on_sdu(us(0), 10_000);
         // a PDU of 10,017 bytes: the record falls by 10,011 to zero
         assert_eq!(r.allowance(40_000), 10_017);
@@ -282,7 +291,7 @@ mod tests {
 
     #[test]
     fn a_poll_during_status_prohibit_waits_for_the_ues_next_uplink_sdu() {
-        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500));
+        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500), None);
         r.polled(us(0)); // STATUS at 500 us, prohibit until 1 ms
         r.polled(us(300)); // wanted, not sent
         r.on_uplink_sdu(us(900)); // still prohibited
@@ -297,7 +306,7 @@ mod tests {
     /// most once per t-StatusProhibit (1 ms), and only when a poll asked for it.
     #[test]
     fn the_gnbs_status_for_the_uplink_takes_one_opportunity_per_prohibit_period() {
-        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500));
+        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500), None);
         assert!(!r.gnb_status_now(us(0)), "no poll yet");
         r.uplink_polled();
         assert!(r.gnb_status_now(us(100)));
@@ -311,7 +320,7 @@ mod tests {
     /// next grant, which starts t-StatusProhibit; a poll during it is counted only after it.
     #[test]
     fn the_ues_status_goes_in_an_uplink_grant() {
-        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500));
+        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500), None);
         assert_eq!(r.ue_status_bytes(us(0)), 0);
         assert!(r.request_ue_status(us(100)), "reported: no t-StatusProhibit running");
         assert_eq!(r.ue_status_bytes(us(100)), UE_STATUS_BYTES);
@@ -329,7 +338,7 @@ mod tests {
     /// at 276.3 ms after the report at 276.23 ms), so the next burst's first block carries data.
     #[test]
     fn the_gnbs_status_owed_while_idle_goes_with_the_report_timer() {
-        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500));
+        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500), None);
         r.on_sdu(us(0), 1_454); // the burst's last SDU: the timer expires at 4 ms
         r.uplink_polled();
         assert!(r.gnb_status_now(us(500)));
@@ -346,7 +355,7 @@ mod tests {
 
     #[test]
     fn the_report_timer_restarts_with_each_sdu_and_stops_when_nothing_is_held() {
-        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500));
+        let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500), None);
         r.on_sdu(us(0), 100);
         r.on_sdu(us(1_000), 200); // expires at 5 ms
         r.record = 0;

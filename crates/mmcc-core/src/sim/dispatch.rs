@@ -90,6 +90,9 @@ impl Simulation {
         if let Some(t) = self.radios[radio as usize].decoded_due() {
             self.sched.schedule(t, Event::RadioDecoded { radio });
         }
+        if let Some(t) = self.radios[radio as usize].uplink_wake() {
+            self.sched.schedule(t, Event::RadioSlot { radio, dir: 1 });
+        }
         self.radio_out(radio, dir, out);
     }
 

@@ -365,6 +365,9 @@ fn radio(key: &str, r: &RadioConfig) -> Check {
     within_dur(&k("cqi_report_delay"), r.cqi_report_delay, Dur(0), Dur::from_secs(1))?;
     within_dur(&k("rlc_report_timer"), r.rlc_report_timer, Dur::from_micros(1), Dur::from_secs(10))?;
     within_dur(&k("rlc_status_prohibit"), r.rlc_status_prohibit, Dur(0), Dur::from_secs(10))?;
+    if let Some(t) = r.rlc_poll_retransmit {
+        within_dur(&k("rlc_poll_retransmit"), t, Dur::from_micros(1), Dur::from_secs(10))?;
+    }
     // fading: a phasor per chunk and path is computed every update (ns3-mmwave: 72 chunks, 100 ms)
     within(&k("fading_chunks"), r.fading_chunks, 1, 4096, "")?;
     // each realisation builds every path's array response and a beam per side (beams.rs)

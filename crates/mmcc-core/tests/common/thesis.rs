@@ -67,6 +67,7 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
         cqi_expiry: Some(Dur::from_millis(10)),
         cqi_report_delay: Dur::from_micros(300),
         rlc_reporting: mmcc_core::radio::RlcReporting::Ns3Mmwave,
+        rlc_poll_retransmit: Some(Dur::from_millis(4)),
         fading: FadingModel::Ns3Mmwave,
         ue_noise_figure_db: 5.0,
         ue_tx_power_dbm: 30.0,

@@ -362,3 +362,50 @@ fn decoded_uplink_packets_wait_for_their_exact_time() {
     r.take_decoded(at, &mut out);
     assert_eq!(out.len(), 1);
 }
+
+/// The gNB's t-PollRetransmit (`rlc_poll.rs`): a burst of 60 SDUs with no uplink traffic. The
+/// UE answers the first poll at once; the later ones find its t-StatusProhibit running and wait
+/// for its report timer (4 ms after the first of them), so the STATUS that acknowledges the
+/// burst's last PDU reaches the gNB after that PDU's own 4 ms have run out: the unacknowledged
+/// PDUs go again, one per opportunity, and the UE discards them (every SDU delivered once).
+/// Without the timer nothing goes twice.
+#[test]
+fn an_unanswered_poll_sends_the_bursts_last_pdus_again() {
+    let run = |poll: Option<Dur>| {
+        let cfg = RadioConfig {
+            link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
+            rlc_reporting: RlcReporting::Ns3Mmwave,
+            rlc_poll_retransmit: poll,
+            ..granted_uplink(30.0)
+        };
+        let (mut r, t0) = link_with_downlink_data(&cfg, 5, 60);
+        let (mut out, mut drops, mut delivered, mut last_new) = (Vec::new(), Vec::new(), 0, Time::ZERO);
+        let mut copies = Vec::new();
+        for i in 0..200u64 {
+            let now = t0 + Dur(i * cfg.slot.0);
+            let (air, sent) = (r.dirs[0].stats.air_bytes, r.poll().map_or(0, |p| p.retx_bytes));
+            r.slot(1, now, &mut out, &mut drops);
+            r.slot(0, now, &mut out, &mut drops);
+            delivered += out.len();
+            out.clear();
+            let copy = r.poll().map_or(0, |p| p.retx_bytes) - sent;
+            if copy > 0 {
+                copies.push((now, copy));
+            } else if r.dirs[0].stats.air_bytes > air {
+                last_new = now;
+            }
+        }
+        assert!(drops.is_empty());
+        (delivered, last_new, copies, r.poll().map_or(0, |p| p.expiries))
+    };
+    let (delivered, _, copies, expiries) = run(None);
+    assert_eq!((delivered, copies.len(), expiries), (60, 0, 0));
+    let (delivered, last_new, copies, expiries) = run(Some(Dur::from_millis(4)));
+    assert_eq!(delivered, 60, "the copies deliver nothing");
+    assert!(expiries >= 1 && !copies.is_empty(), "no copies");
+    // the first copy goes 4 ms after the burst's last PDU, at the next opportunity
+    let first = copies[0].0 - last_new;
+    assert!((Dur::from_millis(4)..=Dur::from_micros(4_200)).contains(&first), "first copy {first:?} after the last PDU");
+    // one PDU per opportunity: each copy at most one block of 30 dB
+    assert!(copies.windows(2).all(|w| w[1].0 > w[0].0));
+}

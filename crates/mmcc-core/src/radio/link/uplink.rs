@@ -80,7 +80,7 @@ impl RadioLink {
     /// it owes; with no downlink data the scheduler gives it a block of its own, at the next
     /// decision, on which the UE reports its CQI.
     pub(super) fn uplink_polled(&mut self, now: Time) {
-        let idle = !self.has_work(0);
+        let idle = !self.has_data(0);
         if let Some(r) = self.dirs[0].reports.as_mut() {
             r.uplink_polled();
             if idle && r.gnb_status_now(now) {
@@ -105,7 +105,18 @@ impl RadioLink {
             let queued = self.ul_queued(now);
             let arrival = Self::arrival_symbol(&self.cfg, &self.dl_blocks, now);
             self.ul.as_mut().expect("granted").report(now, queued, arrival);
+            if !self.dirs[1].slot_scheduled && self.has_work(1) {
+                // the UE's MAC runs every subframe (a PDU that completes no packet starts no
+                // ACK to wake the uplink): its slots go on from the next boundary
+                self.dirs[1].slot_scheduled = true;
+                self.ul_wake = Some(self.boundary_from(Time(now.0 + 1)));
+            }
         }
+    }
+
+    /// The uplink's next slot when a STATUS report restarted it (`ue_polled`), once.
+    pub fn uplink_wake(&mut self) -> Option<Time> {
+        self.ul_wake.take()
     }
 
     /// An uplink slot with grants: the block the UE filled at the last boundary goes (a block
@@ -137,7 +148,7 @@ impl RadioLink {
         let segs = self.dirs[1].fill(room, now, drops);
         if !segs.is_empty() {
             let (ref_sinr, mcs) = (g.ref_sinr, g.mcs);
-            self.ul_staged = Some((Harq { due: now, tx: 1, ref_sinr, mcs, segs }, g.end_symbol));
+            self.ul_staged = Some((Harq::data(now, ref_sinr, mcs, segs), g.end_symbol));
         }
     }
 }

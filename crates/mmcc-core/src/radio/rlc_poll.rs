@@ -8,7 +8,8 @@
 //! retransmission buffer included. When the timer expires with nothing new to send and nothing
 //! queued for retransmission (`LteRlcAm::ExpirePollRetransmitTimer`: the transmission and
 //! retransmission buffers empty), every PDU not yet acknowledged moves to the retransmission
-//! buffer, received or not: after a burst whose STATUS the UE's t-StatusProhibit holds back
+//! buffer (ns-3 moves those still in HARQ too; here a PDU is held once it has reached the UE, and
+//! one whose HARQ gives up goes back through the RLC's own retransmission): after a burst whose STATUS the UE's t-StatusProhibit holds back
 //! (`rlc_report.rs`), the gNB sends the burst's last PDUs again. The retransmission buffer goes
 //! first at the next transmission opportunities, one PDU per opportunity (cut to the block when
 //! it is larger), and the first and the last of them poll again. The UE discards the copies

@@ -406,6 +406,6 @@ fn an_unanswered_poll_sends_the_bursts_last_pdus_again() {
     // the first copy goes 4 ms after the burst's last PDU, at the next opportunity
     let first = copies[0].0 - last_new;
     assert!((Dur::from_millis(4)..=Dur::from_micros(4_200)).contains(&first), "first copy {first:?} after the last PDU");
-    // one PDU per opportunity: each copy at most one block of 30 dB
+    // one PDU per opportunity: never two copies in one slot
     assert!(copies.windows(2).all(|w| w[1].0 > w[0].0));
 }

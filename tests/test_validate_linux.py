@@ -171,3 +171,12 @@ def test_a_loss_stream_deals_the_drops_of_the_link_that_draws_from_it(tmp_path):
     assert (rows["kernel_drops"], rows["kernel_stream_drops"]) == (150, -1)  # runs without the count
     both = I.summarize([{**r, "stream_drops": 29} for r in _runs([10.0] * 5, drops=30)], _runs([10.0] * 5))
     assert both["kernel_stream_drops"] == 145 and "| 150 / 145 |" in I.markdown([{**both, "cca": "c", "condition": "x", "duration_s": 1}])
+
+
+def test_independent_delays_are_checked_before_any_kernel_run(mmcc_cli, tmp_path):
+    r = mmcc_cli("validate", "ns3", "--delay", "10", "--out", tmp_path)
+    assert r.returncode == 2 and "--delay is for validate linux --independent" in r.stderr, r.stderr
+    r = mmcc_cli("validate", "linux", "--independent", "--delay", "ten", "--out", tmp_path)
+    assert r.returncode == 2 and "--delay 'ten': expected comma-separated whole milliseconds" in r.stderr, r.stderr
+    r = mmcc_cli("validate", "linux", "--independent", "--delay", "0", "--out", tmp_path)
+    assert r.returncode == 2 and "one-way delays from 1 to 1000 ms" in r.stderr, r.stderr

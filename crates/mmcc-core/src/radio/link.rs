@@ -610,13 +610,14 @@ impl RadioLink {
             self.ue_polled(now);
         }
         self.dirs[d].deliver(out, drops);
-        self.dirs[d].with_reports(|r, queued, held| r.due(now, queued, held));
-        if d == 0 {
-            let idle = self.dirs[0].buffered_bytes() == 0 && !self.dirs[0].retx_waiting();
-            if let Some(p) = self.poll_mut() {
-                p.due(now, idle);
+        let retx = self.dirs[d].retx_waiting();
+        self.dirs[d].with_reports(|r, queued, held| {
+            r.due(now, queued, held);
+            // the poll timer after the STATUS PDUs due now; idle: nothing new or resent waits
+            if let Some(p) = r.poll.as_mut() {
+                p.due(now, queued == 0 && !retx);
             }
-        }
+        });
         let sinr = self.current(d);
         let outage = sinr.mean_db < self.cfg.outage_sinr_db;
         self.decide_grants(now);
@@ -679,9 +680,10 @@ impl RadioLink {
     /// A transmission's outcome: delivered, or (failed) another try after the HARQ round trip,
     /// or after `harq_max_tx` tries the RLC's retransmission.
     fn settle(&mut self, d: usize, mut h: Harq, failed: bool, now: Time) {
+        // a downlink block is on air `extra` (two subframes) on; the UE has it at the boundary
+        // after it (at the next slot without those latencies)
+        let at_ue = now + self.extra[0] + self.cfg.slot;
         if !failed && h.pdu != 0 {
-            // the poll timer learns when the PDU reached the UE (as below)
-            let at_ue = now + self.extra[0] + self.cfg.slot;
             let new = h.air_bytes() - h.copy;
             if let Some(p) = self.poll_mut() {
                 p.received(h.pdu, new, at_ue);
@@ -689,9 +691,7 @@ impl RadioLink {
         }
         if !failed && self.extra[d] > Dur::ZERO {
             let (boundary, at) = if d == 0 {
-                // on air two subframes on, the UE has it at the boundary after it
-                let at = now + self.extra[0] + self.cfg.slot;
-                (at, at)
+                (at_ue, at_ue)
             } else {
                 let at = self.ul_received_at(now, self.ul_sending_end);
                 let s = self.cfg.slot.0;
@@ -705,9 +705,9 @@ impl RadioLink {
             dir.pending.extend(h.segs);
             // every PDU polls (rlc_report.rs); the UE has it at the next slot (with uplink
             // grants, whose blocks are `in_flight` above, its STATUS is requested then,
-            // `ue_polled`)
+            // `ue_polled`; only the downlink keeps reports, and here `extra` is zero)
             if let Some(r) = dir.reports.as_mut().filter(|_| h.polls) {
-                r.polled(now + self.cfg.slot);
+                r.polled(at_ue);
             }
             return;
         }

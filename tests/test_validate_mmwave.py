@@ -135,10 +135,10 @@ def test_docs_quote_the_oracle_tcp_table():
 
 def test_the_small_buffers_slow_start_follows_the_oracles_packet_trace():
     """NewReno, 0.25 MiB, seed 1, against the oracle's packet trace (ns-3.35 build): the first
-    transmission of each of the 11 slow-start rounds within 50 us of the reference's, nine of
-    them within 1 us (the radio path's timing: L1L2CtrlLatency, both decode latencies, the
-    uplink's grants and STATUS PDUs), the first fast retransmission and the timeout that
-    repairs its lost retransmission within 50 us."""
+    transmission of each of the 11 slow-start rounds within 1 us of the reference's (the radio
+    path's timing: L1L2CtrlLatency, both decode latencies, the block sizes, the uplink's grants
+    and STATUS PDUs), the first fast retransmission and the timeout that repairs its lost
+    retransmission within 1 us."""
     from mmcc.results import run
     from mmcc.scenario import load
 
@@ -163,12 +163,54 @@ def test_the_small_buffers_slow_start_follows_the_oracles_packet_trace():
             rounds_ours.append(t)
         last = t
     gaps = [abs(ours - ref) for ours, ref in zip(rounds_ours[:11], rounds_ref[:11])]
-    assert len(gaps) == 11 and max(gaps) < 50e-6 and sum(g < 1e-6 for g in gaps) >= 9, gaps
+    assert len(gaps) == 11 and max(gaps) < 1e-6, gaps
     fast = [t for t, e in zip(ev["t_s"], ev["event"]) if e == "fast_retransmit"]
     rto = [t for t, e in zip(ev["t_s"], ev["event"]) if e == "rto"]
-    assert abs(fast[0] - retx_ref[0]) < 50e-6, (fast, retx_ref[:3])
+    assert abs(fast[0] - retx_ref[0]) < 1e-6, (fast, retx_ref[:3])
     assert len(again) == 3 and again[1] == retx_ref[0]
-    assert len(rto) == 1 and abs(rto[0] - again[2]) < 50e-6, (rto, again)
+    assert len(rto) == 1 and abs(rto[0] - again[2]) < 1e-6, (rto, again)
+
+
+def _acks_at_server(pcap: Path) -> list[tuple[int, int]]:
+    """(t_ns, ACK number) of each TCP segment in an mmcc capture (`[pcap]`, nanosecond pcap)."""
+    import struct
+
+    data, out, at = pcap.read_bytes(), [], 24
+    while at + 16 <= len(data):
+        sec, frac, incl, _ = struct.unpack_from("<IIII", data, at)
+        frame = data[at + 16:at + 16 + incl]
+        at += 16 + incl
+        ip = next(i for i in range(len(frame)) if frame[i] >> 4 == 4)
+        tcp = ip + (frame[ip] & 15) * 4
+        out.append((sec * 10**9 + frac, struct.unpack_from(">I", frame, tcp + 8)[0]))
+    return out
+
+
+@pytest.mark.parametrize("case,cca,buffer,until_s,within_1us", [
+    ("newreno-edge-0.25MiB-0-s1-1.6s", "newreno", "0.25MiB", 0.37, 552),
+    ("bbr-edge-2.5MiB-0-s1-0.3s", "bbr", "2.5MiB", 0.27, 147),
+])
+def test_the_acks_reach_the_server_when_the_oracles_do(tmp_path, case, cca, buffer, until_s, within_1us):
+    """Every ACK of the reference's packet trace (ns-3.35 build, seed 1) up to `until_s` reaches
+    mmcc's server with the same number, nearly all within 1 us of the reference's and none more
+    than 0.11 ms (a subframe) off: the UE's MAC fills each grant from its record of the RLC's
+    last report, before the packets the subframe's decoded block brings, and a STATUS no report
+    counted takes the opportunity meant for data, at the UE and at the gNB (ACKs held together
+    for 3.4 ms at 0.19 s in BBR's); the gNB's record is refreshed by its SDUs, by the polls of
+    the UE's data PDUs outside t-StatusProhibit and by its report timer, not by a STATUS; the
+    blocks have ns3-mmwave's transport block sizes and its RLC's packing (docs/radio.md)."""
+    from mmcc.results import run
+    from mmcc.scenario import load
+
+    trace = Path(__file__).resolve().parents[1] / "validation" / "mmwave-traces" / f"{case}.packets.csv.gz"
+    rows = [line.strip().split(",") for line in gzip.open(trace, "rt")][1:]
+    ref = [(int(t), int(seq)) for t, kind, seq, _, _ in rows if kind == "ack" and int(t) < until_s * 1e9]
+    run(load("thesis-edge"), cca=cca, seed=1, duration=f"{until_s + 0.03}s", params={"rlc_buffer": buffer},
+        sets={"pcap": {"link": 0, "direction": "reverse", "path": "acks.pcap"}}, out_dir=tmp_path)
+    ours = _acks_at_server(tmp_path / "acks.pcap")[:len(ref)]
+    assert [a for _, a in ours] == [a for _, a in ref]
+    gaps = [abs(t - r) for (t, _), (r, _) in zip(ours, ref)]
+    assert max(gaps) <= 110_000 and sum(g < 1_000 for g in gaps) >= within_1us, (max(gaps), sum(g < 1_000 for g in gaps))
 
 
 def test_a_phase_the_seeds_cannot_tell_apart_counts_within_two_standard_errors():

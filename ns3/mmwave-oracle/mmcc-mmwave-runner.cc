@@ -49,7 +49,7 @@
  * drops.csv (by cause); with --packetTrace also packets.csv (every segment sent and ACK received
  * by the sender); with --macTrace also mac.csv (every block the scheduler allocated to the UE, at
  * its slot's start: direction and bytes, an uplink block also when it carries nothing); with
- * --rlcTrace also rlc.csv (every downlink RLC event: a new PDU the gNB's RLC sends, a PDU the
+ * --rlcTrace also rlc.csv (every RLC event of the bearer: a new PDU the gNB's RLC sends, a PDU the
  * UE's RLC receives, retransmissions included, an SDU the UE's PDCP delivers; t_ns, kind, bytes).
  */
 
@@ -122,7 +122,9 @@ std::ofstream g_mac;     //!< --macTrace: the UE's allocated blocks, one line ea
 /// from the retransmission buffer does not fire it), the UE's RLC `RxPDU` for every PDU it
 /// receives, a retransmitted or duplicate one included (`LteRlcAm::DoReceivePdu`), and the UE's
 /// PDCP `RxPDU` for each SDU the RLC delivers once. So the UE's received bytes less the gNB's
-/// new ones are the RLC retransmissions that reached the UE.
+/// new ones are the RLC retransmissions that reached the UE. The uplink's: the UE PDCP's `TxPDU`
+/// for each SDU (a TCP ACK) it hands its RLC (ue_ul_sdu), the UE RLC's `TxPDU` (ue_tx: its new
+/// data PDUs and its STATUS PDUs) and the gNB RLC's `RxPDU` (gnb_rx).
 std::ofstream g_rlc;
 
 void
@@ -149,6 +151,24 @@ UePdcpRx (uint16_t, uint8_t, uint32_t bytes, uint64_t)
   RlcEvent ("ue_sdu", bytes);
 }
 
+void
+UePdcpTx (uint16_t, uint8_t, uint32_t bytes)
+{
+  RlcEvent ("ue_ul_sdu", bytes);
+}
+
+void
+UeRlcTx (uint16_t, uint8_t, uint32_t bytes)
+{
+  RlcEvent ("ue_tx", bytes);
+}
+
+void
+GnbRlcRx (uint16_t, uint8_t, uint32_t bytes, uint64_t)
+{
+  RlcEvent ("gnb_rx", bytes);
+}
+
 /// The data bearer's RLC and PDCP exist once the UE is connected: hook them then.
 void
 ConnectRlcTraces ()
@@ -160,6 +180,13 @@ ConnectRlcTraces ()
                                  MakeCallback (&UeRlcRx));
   Config::ConnectWithoutContext ("/NodeList/*/DeviceList/*/LteUeRrc/DataRadioBearerMap/*/LtePdcp/RxPDU",
                                  MakeCallback (&UePdcpRx));
+  Config::ConnectWithoutContext ("/NodeList/*/DeviceList/*/LteUeRrc/DataRadioBearerMap/*/LtePdcp/TxPDU",
+                                 MakeCallback (&UePdcpTx));
+  Config::ConnectWithoutContext ("/NodeList/*/DeviceList/*/LteUeRrc/DataRadioBearerMap/*/LteRlc/TxPDU",
+                                 MakeCallback (&UeRlcTx));
+  Config::ConnectWithoutContext (
+      "/NodeList/*/DeviceList/*/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc/RxPDU",
+      MakeCallback (&GnbRlcRx));
 }
 
 
@@ -500,9 +527,11 @@ main (int argc, char *argv[])
                 "ACK it receives (t_ns, kind, seq or ack, bytes, retransmission)", packetTrace);
   cmd.AddValue ("macTrace", "also write mac.csv: every block allocated to the UE, at its slot's "
                 "start (t_ns, dir ul or dl, bytes)", macTrace);
-  cmd.AddValue ("rlcTrace", "also write rlc.csv: every downlink RLC event (t_ns, kind gnb_tx, ue_rx "
-                "or ue_sdu, bytes): the gNB RLC's new PDUs, the UE RLC's received PDUs "
-                "(retransmissions included), the UE PDCP's delivered SDUs", rlcTrace);
+  cmd.AddValue ("rlcTrace", "also write rlc.csv: every RLC event of the bearer (t_ns, kind, bytes): "
+                "the gNB RLC's new PDUs (gnb_tx), the UE RLC's received PDUs, retransmissions "
+                "included (ue_rx), the UE PDCP's delivered SDUs (ue_sdu); uplink: the UE PDCP's "
+                "SDUs (ue_ul_sdu), the UE RLC's new PDUs (ue_tx), the gNB RLC's received PDUs "
+                "(gnb_rx)", rlcTrace);
   cmd.Parse (argc, argv);
   if (simTime <= 0.1 || per < 0 || per >= 1 || rlcBuffer == 0 || (errors != "mmcc" && errors != "ns3"))
     {

@@ -2,7 +2,11 @@
 //! its PDCP headers, the RLC AM window and its retransmissions, the HARQ processes' blocks, and
 //! in-order delivery with head-of-line blocking.
 
-use super::rlc_report::{RlcReports, AMD_HEADER, LI_HALF_BYTES};
+use super::mcs::ns3_mmwave_mac_subheader;
+use super::rlc_report::{RlcReports, AMD_HEADER};
+
+/// The LI field's largest length (11 bits, TS 36.322 6.2.2.5).
+const MAX_LI: u64 = 2047;
 use crate::net::queue::{CoDelQueue, Limits, QueueConfig};
 use crate::net::{DropCause, NodeId, Packet};
 use crate::rng::Rng;
@@ -200,11 +204,12 @@ impl Direction {
         self.reports = Some(r);
     }
 
-    /// Take the next whole packet into the RLC window (CoDel may drop some on the way).
-    fn pull(&mut self, now: Time, drops: &mut Vec<(Packet, DropCause)>) -> bool {
+    /// Take the next whole packet into the RLC window (CoDel may drop some on the way); with
+    /// `before`, only a packet that arrived before then (drop-tail buffers).
+    fn pull(&mut self, now: Time, before: Option<Time>, drops: &mut Vec<(Packet, DropCause)>) -> bool {
         let got = match &mut self.waiting {
             Waiting::DropTail { q, bytes, .. } => match q.front() {
-                Some(&(p, sz, at)) if at + self.sched_delay <= now => {
+                Some(&(p, sz, at)) if at + self.sched_delay <= now && before.is_none_or(|b| at < b) => {
                     q.pop_front();
                     *bytes -= sz as u64;
                     Some((p, sz))
@@ -248,6 +253,19 @@ impl Direction {
         now: Time,
         drops: &mut Vec<(Packet, DropCause)>,
     ) -> Vec<(u64, u32)> {
+        self.fill_arrived_before(cap, now, None, drops)
+    }
+
+    /// [`Self::fill`] with only the packets that reached a drop-tail buffer before `before`, if
+    /// given: the UE fills an uplink grant at its subframe's first symbol, before the packets a
+    /// downlink block decoded in that subframe brings (`RadioLink::granted_slot`).
+    pub(super) fn fill_arrived_before(
+        &mut self,
+        cap: u64,
+        now: Time,
+        before: Option<Time>,
+        drops: &mut Vec<(Packet, DropCause)>,
+    ) -> Vec<(u64, u32)> {
         let mut segs = Vec::new();
         let mut room = cap;
         while room > 0 {
@@ -270,45 +288,96 @@ impl Direction {
             room -= take as u64;
         }
         // new data: the partly sent packet(s) first, then whole packets from the buffer; with
-        // the scheduler's record (rlc_report.rs) one PDU of at most its allowance, whose headers
-        // take AMD_HEADER bytes and an E/LI field per SDU after the first (in half bytes)
-        let pdu = self.reports.as_ref().map(|r| r.allowance(room)).or(self.rlc_headers.then_some(room));
-        let mut half = match pdu {
-            Some(a) if a <= AMD_HEADER => 0,
-            Some(a) => 2 * (a - AMD_HEADER),
-            None => 2 * room,
-        };
-        let mut seq = self.first_unsent.max(self.base_seq);
-        let mut sdus = 0u64;
-        while half > 0 {
-            let i = (seq - self.base_seq) as usize;
-            if i == self.window.len() && !self.pull(now, drops) {
-                break;
-            }
-            if pdu.is_some() && sdus > 0 {
-                if half <= LI_HALF_BYTES {
-                    break;
+        // the scheduler's record (rlc_report.rs) one PDU of at most its allowance less the MAC
+        // subheader, packed as ns3-mmwave's RLC AM packs it ([`Self::pack_pdu`])
+        let scheduled = self.reports.as_ref().map(|r| r.allowance(room));
+        let pdu = scheduled.map(|a| a.saturating_sub(ns3_mmwave_mac_subheader(a))).or(self.rlc_headers.then_some(room));
+        let seq = match pdu {
+            Some(opp) => self.pack_pdu(opp, now, before, drops, &mut segs),
+            None => {
+                let mut seq = self.first_unsent.max(self.base_seq);
+                let mut room = room;
+                while room > 0 {
+                    let i = (seq - self.base_seq) as usize;
+                    if i == self.window.len() && !self.pull(now, before, drops) {
+                        break;
+                    }
+                    let s = &mut self.window[i];
+                    let take = (s.unsent as u64).min(room) as u32;
+                    if take == 0 {
+                        break;
+                    }
+                    s.unsent -= take;
+                    room -= take as u64;
+                    segs.push((seq, take));
+                    if s.unsent > 0 {
+                        break;
+                    }
+                    seq += 1;
                 }
-                half -= LI_HALF_BYTES;
+                seq
             }
-            sdus += 1;
-            let s = &mut self.window[i];
-            let take = (s.unsent as u64).min(half / 2) as u32;
-            if take == 0 {
-                break;
-            }
-            s.unsent -= take;
-            half -= 2 * take as u64;
-            segs.push((seq, take));
-            if s.unsent == 0 {
-                seq += 1;
-            }
-        }
+        };
         self.first_unsent = seq;
-        if let (Some(size), Some(r)) = (pdu.filter(|&a| a > 0), self.reports.as_mut()) {
+        if let (Some(size), Some(r)) = (scheduled.filter(|&a| a > 0), self.reports.as_mut()) {
             r.scheduled(size);
         }
         segs
+    }
+
+    /// One RLC AM data PDU of `opp` bytes from the SDUs not yet sent (the rest of a segmented
+    /// one first), as `LteRlcAm::DoNotifyTxOpportunity` packs it: 4 bytes are set aside for the
+    /// header, an SDU that does not fit is cut (as is one over 2047 bytes, the LI field's
+    /// limit), and each whole SDU that another follows costs its E/LI field, 2 and 1 bytes in
+    /// turn (12 bits each); an SDU is the last of the PDU when no other waits or when it leaves
+    /// 2 bytes or fewer. Returns the next SDU not sent whole.
+    fn pack_pdu(
+        &mut self,
+        opp: u64,
+        now: Time,
+        before: Option<Time>,
+        drops: &mut Vec<(Packet, DropCause)>,
+        segs: &mut Vec<(u64, u32)>,
+    ) -> u64 {
+        let mut seq = self.first_unsent.max(self.base_seq);
+        let mut next = opp.saturating_sub(AMD_HEADER + 2);
+        let mut id = 1u64;
+        while next > 0 {
+            let i = (seq - self.base_seq) as usize;
+            if i == self.window.len() && !self.pull(now, before, drops) {
+                break;
+            }
+            let size = self.window[i].unsent as u64;
+            if size == 0 {
+                break;
+            }
+            if size > next || size > MAX_LI {
+                let take = size.min(next) as u32;
+                self.window[i].unsent -= take;
+                segs.push((seq, take));
+                break;
+            }
+            self.window[i].unsent = 0;
+            segs.push((seq, size as u32));
+            seq += 1;
+            let more = i + 1 < self.window.len() || self.pullable(now, before);
+            if next - size <= 2 || !more {
+                break;
+            }
+            next = next.saturating_sub(if id % 2 == 1 { 2 } else { 1 } + size);
+            id += 1;
+        }
+        seq
+    }
+
+    /// Whether a packet waits that [`Self::pull`] would take now.
+    fn pullable(&self, now: Time, before: Option<Time>) -> bool {
+        match &self.waiting {
+            Waiting::DropTail { q, .. } => {
+                q.front().is_some_and(|&(_, _, at)| at + self.sched_delay <= now && before.is_none_or(|b| at < b))
+            }
+            Waiting::CoDel(q) => q.bytes() > 0,
+        }
     }
 
     /// A TB's bytes failed for good at HARQ: back to RLC, or discard after too many tries.

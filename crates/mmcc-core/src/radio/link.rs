@@ -27,11 +27,11 @@ use super::geometry::{self, Trajectory, Vec3};
 use super::los_tracker::LosTracker;
 use super::direction::{Direction, Harq};
 pub use super::direction::DirStats;
-use super::mcs::{generic_bler, ns3_mmwave_bler};
+use super::mcs::{generic_bler, ns3_mmwave_bler, ns3_mmwave_mac_subheader, TbSize};
 pub use super::mcs::{ns3_mmwave_dl_mcs, LinkAdaptation, Quality, NS3_MMWAVE_MCS};
 use super::rlc_poll::PollRetransmit;
-use super::rlc_report::{RlcReporting, RlcReports, PDU_SLACK, UE_STATUS_BYTES};
-use super::ul_grants::{self, Grant, UlGrants, UplinkScheduling, UL_MAC_OVERHEAD};
+use super::rlc_report::{GnbStatus, RlcReporting, RlcReports, GNB_STATUS_TB_BYTES, PDU_SLACK, UE_STATUS_BYTES};
+use super::ul_grants::{Grant, UeRecord, UlGrants, UplinkScheduling};
 use super::{PathLossModel, RadioConfig};
 use crate::net::{DropCause, NodeId, Packet};
 use crate::rng::Rng;
@@ -88,6 +88,15 @@ pub struct ChannelState {
     pub quality: [Quality; 2],
 }
 
+/// What reaches the UE's RLC at a boundary (`RadioLink::ue_event`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UeEvent {
+    /// An SDU for the uplink, this many symbols into its subframe.
+    Sdu(u32),
+    /// A polled downlink PDU.
+    Poll,
+}
+
 pub struct RadioLink {
     pub cfg: RadioConfig,
     pub gnb: NodeId,
@@ -131,6 +140,9 @@ pub struct RadioLink {
     /// The UE reported for its STATUS with the uplink's slots stopped: its next slot
     /// (`uplink_wake`).
     ul_wake: Option<Time>,
+    /// The UE's reports and polls at a boundary whose grant it has not filled yet: they come
+    /// with the block decoded in that subframe, after the fill (`uplink.rs`).
+    ul_deferred: Vec<(Time, UeEvent)>,
     /// The symbol the uplink block being sent ends before (`ul_received_at`).
     ul_sending_end: u32,
 }
@@ -259,6 +271,7 @@ impl RadioLink {
             ul_decoded: VecDeque::new(),
             decoded_scheduled: false,
             ul_wake: None,
+            ul_deferred: Vec::new(),
             ul_sending_end: cfg.data_symbols + 1,
         };
         r.dirs[1].rlc_headers = granted;
@@ -507,11 +520,8 @@ impl RadioLink {
             if let Some(r) = self.dirs[0].reports.as_mut() {
                 r.on_uplink_sdu(now);
             }
-            let queued = self.ul_queued(now);
-            if let Some(u) = self.ul.as_mut() {
-                let arrival = Self::arrival_symbol(&self.cfg, &self.dl_blocks, now);
-                u.report(now, queued, arrival);
-            }
+            let arrival = Self::arrival_symbol(&self.cfg, &self.dl_blocks, now);
+            self.ue_event(now, UeEvent::Sdu(arrival));
         }
         Ok(self.wake(d, now))
     }
@@ -535,10 +545,13 @@ impl RadioLink {
         if self.ul.is_none() {
             return;
         }
-        self.dl_blocks.push_back((now + self.extra[0], symbols));
-        if self.dl_blocks.len() > 3 {
+        // kept until the packets of its subframe have arrived, a subframe after it (blocks of
+        // the two subframes before are on their way, `L1L2CtrlLatency`)
+        let s = self.cfg.slot.0;
+        while self.dl_blocks.front().is_some_and(|b| b.0 .0 + s < now.0) {
             self.dl_blocks.pop_front();
         }
+        self.dl_blocks.push_back((now + self.extra[0], symbols));
     }
 
     /// Whether direction `d` has anything to do at the next slot: data, or the gNB's poll
@@ -618,6 +631,10 @@ impl RadioLink {
                 p.due(now, queued == 0 && !retx);
             }
         });
+        if let Some(t) = self.dirs[d].reports.as_mut().and_then(|r| r.take_idle_status()) {
+            // the report timer's STATUS went in a block of its own (rlc_report.rs)
+            self.cqi.on_block(self.boundary_from(t));
+        }
         let sinr = self.current(d);
         let outage = sinr.mean_db < self.cfg.outage_sinr_db;
         self.decide_grants(now);
@@ -733,28 +750,38 @@ impl RadioLink {
                 self.choose_q(&est, d)
             }
         };
-        let full = self.tbs(se);
-        let mut cap = full;
+        let tb = self.tb_size(se, mcs);
+        let mut cap = tb.bytes(self.cfg.data_symbols);
         if let (0, Some(u)) = (d, self.ul.as_mut()) {
             // the symbols the uplink's grants left (ul_grants.rs)
-            cap = cap * u.downlink_symbols(now + self.extra[0]) as u64 / u.symbols as u64;
+            cap = tb.bytes(u.downlink_symbols(now + self.extra[0]));
         }
         if cap == 0 {
             return;
         }
-        if d == 0 && self.dirs[0].reports.as_mut().is_some_and(|r| r.gnb_status_now(now)) {
-            // the gNB's STATUS for the uplink takes this opportunity alone (rlc_report.rs)
+        let status = match self.dirs[0].reports.as_mut() {
+            Some(r) if d == 0 => r.gnb_status_now(now),
+            _ => GnbStatus::No,
+        };
+        if status == GnbStatus::Alone {
+            // the gNB's STATUS for the uplink takes the data's opportunity (rlc_report.rs)
             self.cqi.on_block(now);
-            let asked = self.dirs[0].reports.as_ref().map_or(0, |r| r.allowance(cap));
-            self.note_dl_block(now, self.block_symbols(asked, full));
+            let r = self.dirs[0].reports.as_mut().expect("reports");
+            let asked = r.allowance(cap);
+            r.scheduled(asked);
+            self.note_dl_block(now, self.block_symbols(asked, tb));
             self.dirs[0].stats.tbs += 1;
             return;
+        }
+        if status == GnbStatus::WithData {
+            // its own PDU in the block, before the data's
+            cap = cap.saturating_sub(GNB_STATUS_TB_BYTES);
         }
         if d == 0 && !self.dirs[0].retx_waiting() {
             // the retransmission buffer goes first, one PDU per opportunity (rlc_poll.rs)
             if let Some((copy, polls)) = self.poll_mut().and_then(|p| p.next_copy(cap)) {
                 self.cqi.on_block(now);
-                self.note_dl_block(now, self.block_symbols(copy, full));
+                self.note_dl_block(now, self.block_symbols(copy, tb));
                 let pdu = self.poll_mut().map_or(0, |p| p.sent(now, polls));
                 let h = Harq { copy, pdu, polls, ..Harq::data(now, ref_sinr, mcs, Vec::new()) };
                 self.send_block(d, h, sinr, now);
@@ -763,12 +790,17 @@ impl RadioLink {
         }
         let segs = self.dirs[d].fill(cap, now, drops);
         if segs.is_empty() {
+            if status == GnbStatus::WithData {
+                self.cqi.on_block(now);
+                self.note_dl_block(now, self.block_symbols(GNB_STATUS_TB_BYTES, tb));
+                self.dirs[0].stats.tbs += 1;
+            }
             return;
         }
         let mut h = Harq::data(now, ref_sinr, mcs, segs);
         if d == 0 {
             self.cqi.on_block(now);
-            self.note_dl_block(now, self.block_symbols(h.air_bytes(), full));
+            self.note_dl_block(now, self.block_symbols(h.air_bytes(), tb));
             // every new PDU polls (`PollPdu` 1)
             h.pdu = self.poll_mut().map_or(0, |p| p.sent(now, true));
         }
@@ -786,9 +818,24 @@ impl RadioLink {
 
     /// The data symbols a downlink block of `bytes` takes when `full` bytes fill all of them
     /// (at least one).
-    fn block_symbols(&self, bytes: u64, full: u64) -> u32 {
-        let symbols = self.cfg.data_symbols as u64;
-        (bytes * symbols).div_ceil(full).clamp(1, symbols) as u32
+    fn block_symbols(&self, bytes: u64, tb: TbSize) -> u32 {
+        tb.min_symbols(bytes, self.cfg.data_symbols + 2).min(self.cfg.data_symbols)
+    }
+
+    /// How a block's size follows its symbols at spectral efficiency `se` and MCS `mcs`:
+    /// ns3-mmwave's transport block sizes with its MCS table, else linear in the symbols.
+    pub(super) fn tb_size(&self, se: f64, mcs: Option<usize>) -> TbSize {
+        match (self.cfg.link_adaptation, mcs) {
+            (LinkAdaptation::Ns3MmwaveMcs, Some(mcs)) => TbSize::Ns3Mmwave { re: self.re_per_symbol(), mcs },
+            _ => TbSize::Linear { full: self.tbs(se), symbols: self.cfg.data_symbols },
+        }
+    }
+
+    /// Data resource elements per symbol: eta x bandwidth x slot over the data symbols
+    /// (ns3-mmwave's frame: 2592 of 3456 subcarriers, `MmWavePhyMacCommon`).
+    fn re_per_symbol(&self) -> u64 {
+        let per_slot = self.cfg.eta * self.cfg.bandwidth_hz * self.cfg.slot.secs_f64();
+        (per_slot / self.cfg.data_symbols.max(1) as f64).round() as u64
     }
 
     /// Stop a direction's slots (its packets stay where they are).

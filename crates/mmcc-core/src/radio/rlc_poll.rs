@@ -70,6 +70,12 @@ impl PollRetransmit {
         self.expires.is_some() || !self.retx.is_empty()
     }
 
+    /// Whether PDUs wait for the UE's acknowledgement (`LteRlcAm`'s transmitted and
+    /// retransmission buffers).
+    pub fn holds(&self) -> bool {
+        !self.unacked.is_empty() || !self.retx.is_empty()
+    }
+
     /// A PDU went at `now`; if it `polls`, the timer restarts. Returns its id (for
     /// [`Self::received`]).
     pub fn sent(&mut self, now: Time, polls: bool) -> u64 {

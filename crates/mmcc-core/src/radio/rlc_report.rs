@@ -6,26 +6,30 @@
 //! `m_subHdrSize` 4 + 10, in `DoSchedTriggerReq`), and after scheduling it lowers its record by the
 //! PDU's size less 6 (`UpdateDlRlcBufferInfo`: the 4-byte MAC subheader and a 2-byte RLC header).
 //! An RLC AM data PDU spends 2 bytes on its fixed header and 12 bits on the E and LI fields of
-//! every SDU after the first (TS 36.322 section 6.2.1.4), so a PDU of k SDUs carries
-//! 2 + 1.5 (k - 1) bytes of headers: over a burst of full PDUs the record falls below the buffer,
+//! every SDU after the first (TS 36.322 section 6.2.1.4; ns3-mmwave's RLC sets 4 bytes aside and
+//! counts the LI fields as 2 and 1 bytes in turn, `Direction::pack_pdu`), so a PDU carries less
+//! than its size less 2 bytes: over a burst of full PDUs the record falls below the buffer,
 //! reaches zero first, and the tail of the burst's last SDU stays in the buffer with nothing
 //! scheduled for it. It goes when the RLC reports again (`LteRlcAm::DoReportBufferStatus`): on
-//! its next SDU, on a STATUS PDU from the UE, or when its `ReportBufferStatusTimer` expires
-//! (restarted by every SDU, then periodic while anything is buffered or unacknowledged). Every
-//! PDU polls (`PollPdu` 1); the UE answers with a STATUS unless its t-StatusProhibit runs, and a
-//! poll that finds it running waits for the UE's next report (`LteRlcAm::ExpireStatusProhibitTimer`
-//! reports nothing): when its next uplink SDU (an ACK) reaches its RLC, or when the UE RLC's own
-//! report timer expires (the same `ReportBufferStatusTimer`, restarted by each uplink SDU). The
-//! STATUS takes the uplink's scheduling delay to reach the gNB. With ns3-mmwave's uplink grants
-//! (`ul_grants.rs`) it goes through them instead: the UE's RLC counts a requested STATUS as 4
-//! bytes in its reports, so after an idle uplink the STATUS alone sets off the first grant, and
-//! the UE's MAC puts it first in the next grant it fills, which starts t-StatusProhibit; the gNB
-//! has it when that block arrives. The gNB's RLC owes the UE a STATUS for the uplink likewise
-//! (the UE's PDUs poll) and sends it, at most once per t-StatusProhibit, alone in a downlink
-//! transmission opportunity (`LteRlcAm::DoNotifyTxOpportunity` returns after a STATUS): that
-//! block carries no data. While the downlink idles it reports the STATUS and the scheduler
-//! gives it a block of its own (no data waits for it; the UE reports its CQI on it): at once
-//! when polled outside t-StatusProhibit, else when the report timer next expires.
+//! its next SDU, when a data PDU of the UE (every PDU polls, `PollPdu` 1) reaches it outside its
+//! t-StatusProhibit, or when its `ReportBufferStatusTimer` expires (restarted by every SDU, then
+//! periodic while anything is buffered or unacknowledged); a STATUS PDU from the UE reports
+//! nothing (`DoReceivePdu`). The UE answers a poll with a STATUS unless its t-StatusProhibit
+//! runs, and a poll that finds it running waits for the UE's next report
+//! (`LteRlcAm::ExpireStatusProhibitTimer` reports nothing): when its next uplink SDU (an ACK)
+//! reaches its RLC, or when the UE RLC's own report timer expires (the same
+//! `ReportBufferStatusTimer`, restarted by each uplink SDU). The STATUS takes the uplink's
+//! scheduling delay to reach the gNB. With ns3-mmwave's uplink grants (`ul_grants.rs`) it goes
+//! through them instead: the UE's RLC counts a requested STATUS as 4 bytes in the reports it
+//! makes outside t-StatusProhibit, and the UE's MAC fills each grant from its copy of the last
+//! report, a counted STATUS first (`ul_grants::UeRecord`); the gNB has it when that block
+//! arrives. The gNB's RLC owes the UE a STATUS for the uplink likewise (the UE's PDUs poll) and
+//! sends it at most once per t-StatusProhibit ([`GnbStatus`]): beside the data when its last
+//! report counted it, else in place of the data the scheduler asked for
+//! (`LteRlcAm::DoNotifyTxOpportunity` sends a pending STATUS first and returns). While the
+//! downlink idles it reports the STATUS and the scheduler gives it a block of its own (no data
+//! waits for it; the UE reports its CQI on it): at once when polled outside t-StatusProhibit,
+//! else when the report timer next expires.
 
 use super::rlc_poll::PollRetransmit;
 use crate::time::{Dur, Time};
@@ -51,12 +55,25 @@ pub const PDU_SLACK: u64 = 17;
 pub const RECORD_OVERHEAD: u64 = 6;
 /// TS 36.322 6.2.1.4: an AMD PDU's fixed header (D/C, RF, P, FI, E, SN), bytes.
 pub const AMD_HEADER: u64 = 2;
-/// TS 36.322 6.2.1.4: one E and one LI field (12 bits) per SDU after the first, in half bytes.
-pub const LI_HALF_BYTES: u64 = 3;
 /// `LteRlcAm::DoReceivePdu`: a requested STATUS PDU is counted as 4 bytes in the RLC's reports
 /// (`m_statusPduBufferSize`), and the UE's MAC gives it that much of a grant
 /// (`MmWaveUeMac::DoReceiveControlMessage`, `statusPduMinSize`).
 pub const UE_STATUS_BYTES: u64 = 4;
+
+/// `MmWaveFlexTtiMacScheduler::DoSchedTriggerReq`: a reported STATUS PDU's share of a downlink
+/// block, its 4 bytes and `m_subHdrSize` (4).
+pub const GNB_STATUS_TB_BYTES: u64 = UE_STATUS_BYTES + 4;
+
+/// How the gNB's STATUS for the uplink goes in a downlink block (`RlcReports::gnb_status_now`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GnbStatus {
+    /// Not in this block.
+    No,
+    /// A PDU of its own beside the data's (or in a block of its own when no data is recorded).
+    WithData,
+    /// In place of the data the scheduler asked for.
+    Alone,
+}
 
 /// The scheduler's record, the RLC's reports and the UE's STATUS PDUs of one downlink.
 pub struct RlcReports {
@@ -80,6 +97,9 @@ pub struct RlcReports {
     gnb_status_wanted: bool,
     /// The gNB's t-StatusProhibit runs until then.
     gnb_prohibit_until: Time,
+    /// The gNB RLC's last report counted its STATUS, so the scheduler gave the STATUS a PDU of
+    /// its own in the next block ([`GnbStatus`]).
+    gnb_status_reported: bool,
     /// With ns3-mmwave's uplink grants: a poll asked the UE for a STATUS that has not gone in a
     /// grant yet (`LteRlcAm::m_statusPduRequested`).
     ue_status_requested: bool,
@@ -107,6 +127,7 @@ impl RlcReports {
             ue_timer_at: None,
             gnb_status_wanted: false,
             gnb_prohibit_until: Time::ZERO,
+            gnb_status_reported: false,
             ue_status_requested: false,
             idle_status_at: None,
             poll: poll.map(PollRetransmit::new),
@@ -120,12 +141,26 @@ impl RlcReports {
     /// block of its own).
     pub fn on_sdu(&mut self, now: Time, queued: u64) {
         if let Some(t) = self.timer_at.filter(|&t| self.gnb_status_wanted && t < now && t >= self.gnb_prohibit_until) {
-            self.gnb_status_wanted = false;
-            self.gnb_prohibit_until = t + self.prohibit;
-            self.idle_status_at = Some(t);
+            self.idle_status(t);
         }
-        self.record = queued;
+        self.gnb_report(now, queued);
         self.timer_at = Some(now + self.timer);
+    }
+
+    /// The report at `t` sent the STATUS the gNB owed while its downlink idled, in a block of
+    /// its own ([`Self::take_idle_status`]).
+    fn idle_status(&mut self, t: Time) {
+        self.gnb_status_wanted = false;
+        self.gnb_status_reported = false;
+        self.gnb_prohibit_until = t + self.prohibit;
+        self.idle_status_at = Some(t);
+    }
+
+    /// The gNB's RLC reports at `now` (`LteRlcAm::DoReportBufferStatus`): the scheduler's
+    /// record becomes its queue, and the STATUS it owes counts unless t-StatusProhibit runs.
+    fn gnb_report(&mut self, now: Time, queued: u64) {
+        self.record = queued;
+        self.gnb_status_reported = self.gnb_status_wanted && now >= self.gnb_prohibit_until;
     }
 
     /// The reports due by `now`: STATUS PDUs that reached the gNB and the report timer (which
@@ -145,14 +180,19 @@ impl RlcReports {
         }
         while let Some(&(_, built)) = self.status.front().filter(|s| s.0 <= now) {
             self.status.pop_front();
-            self.record = queued;
             if let Some(p) = self.poll.as_mut() {
                 p.status(built);
             }
         }
+        // the timer runs while anything is buffered or unacknowledged (`ExpireRbsTimer`)
+        let held = held || self.poll.as_ref().is_some_and(|p| p.holds());
         if let Some(t) = self.timer_at.filter(|&t| t <= now) {
             if held {
-                self.record = queued;
+                self.gnb_report(t, queued);
+                if queued == 0 && self.gnb_status_reported {
+                    // the downlink idles: the STATUS gets a block of its own
+                    self.idle_status(t);
+                }
                 self.timer_at = Some(t + self.timer);
             } else {
                 self.timer_at = None;
@@ -161,12 +201,13 @@ impl RlcReports {
     }
 
     /// The most a PDU of new data may take from a transport block with `room` bytes left
-    /// (0 while the record is empty).
+    /// (0 while the record is empty): the record, at least 8 bytes, plus the slack
+    /// (`DoSchedTriggerReq`).
     pub fn allowance(&self, room: u64) -> u64 {
         if self.record == 0 {
             0
         } else {
-            (self.record + PDU_SLACK).min(room)
+            (self.record.max(8) + PDU_SLACK).min(room)
         }
     }
 
@@ -194,22 +235,39 @@ impl RlcReports {
         }
     }
 
-    /// An uplink PDU (every one polls) reached the gNB's RLC: it owes the UE a STATUS.
-    pub fn uplink_polled(&mut self) {
+    /// An uplink PDU (every one polls) reached the gNB's RLC at `now`, `queued` bytes
+    /// buffered: it owes the UE a STATUS and reports unless t-StatusProhibit runs
+    /// (`LteRlcAm::DoReceivePdu`).
+    pub fn uplink_polled(&mut self, now: Time, queued: u64) {
         self.gnb_status_wanted = true;
+        if now >= self.gnb_prohibit_until {
+            self.gnb_report(now, queued);
+        }
     }
 
-    /// Whether the gNB's RLC sends its STATUS for the uplink in the downlink opportunity at
-    /// `now`: a STATUS PDU goes alone in the opportunity it is sent in
-    /// (`LteRlcAm::DoNotifyTxOpportunity` returns after it), at most once per t-StatusProhibit.
-    /// If so it is sent (the prohibit timer starts).
-    pub fn gnb_status_now(&mut self, now: Time) -> bool {
+    /// Whether and how the gNB's RLC sends its STATUS for the uplink in the downlink block
+    /// filled at `now`, at most once per t-StatusProhibit (if so it is sent and the prohibit
+    /// timer starts). A STATUS the last report counted has a PDU of its own beside the data's
+    /// (`MmWaveFlexTtiMacScheduler::DoSchedTriggerReq`); one no report counted (asked for while
+    /// the timer ran, which reports nothing when it expires) takes the opportunity the scheduler
+    /// gave the data, alone (`LteRlcAm::DoNotifyTxOpportunity` sends a pending STATUS first and
+    /// returns), and the scheduler's record drops as if the data had gone; with nothing
+    /// recorded it waits for a report.
+    pub fn gnb_status_now(&mut self, now: Time) -> GnbStatus {
         if !self.gnb_status_wanted || now < self.gnb_prohibit_until {
-            return false;
+            return GnbStatus::No;
         }
+        let how = if self.gnb_status_reported {
+            GnbStatus::WithData
+        } else if self.record > 0 {
+            GnbStatus::Alone
+        } else {
+            return GnbStatus::No;
+        };
         self.gnb_status_wanted = false;
+        self.gnb_status_reported = false;
         self.gnb_prohibit_until = now + self.prohibit;
-        true
+        how
     }
 
     /// With uplink grants, a polled PDU reached the UE at `now`: its RLC requests a STATUS and,
@@ -241,7 +299,8 @@ impl RlcReports {
         }
         self.ue_status_requested = false;
         self.prohibit_until = now + self.prohibit;
-        self.status.push_back((arrival, now));
+        // built at the fill, before the PDUs a block decoded in this subframe brings
+        self.status.push_back((arrival, Time(now.0.saturating_sub(1))));
         true
     }
 
@@ -275,8 +334,12 @@ mod tests {
         Time(x * 1000)
     }
 
+    /// The record runs out before the buffer; a STATUS from the UE does not refresh it (the
+    /// gNB's RLC reports nothing when it takes one, `LteRlcAm::DoReceivePdu`), the poll of the
+    /// UE's next data PDU does, unless the gNB's t-StatusProhibit runs (the reference's RLC
+    /// trace: a burst's tail goes with the STATUS the UE's first ACKs ask for).
     #[test]
-    fn the_record_runs_out_before_the_buffer_and_a_status_refreshes_it() {
+    fn the_record_runs_out_before_the_buffer_and_an_uplink_poll_refreshes_it() {
         let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500), None);
         r.on_sdu(us(0), 10_000);
         // a PDU of 10,017 bytes: the record falls by 10,011 to zero
@@ -284,9 +347,21 @@ mod tests {
         r.scheduled(10_017);
         assert_eq!(r.record, 0);
         assert_eq!(r.allowance(40_000), 0);
-        // the UE answers the poll; its STATUS reaches the gNB 500 us later with 30 bytes left
+        // the UE's STATUS reaches the gNB at 600 us with 30 bytes left: no report
         r.polled(us(100));
-        refreshed_exactly_at(&mut r, us(600), 30);
+        r.due(us(600), 30, true);
+        assert_eq!(r.record, 0);
+        // its next data PDU polls: a report (with the STATUS it asks for)
+        r.uplink_polled(us(700), 30);
+        assert_eq!(r.record, 30);
+        assert_eq!(r.gnb_status_now(us(800)), GnbStatus::WithData);
+        // a poll during the gNB's t-StatusProhibit (until 1.8 ms) reports nothing
+        r.record = 0;
+        r.uplink_polled(us(900), 12);
+        assert_eq!(r.record, 0);
+        // nor does the allowance fall below the scheduler's minimum request
+        r.on_sdu(us(1_000), 3);
+        assert_eq!(r.allowance(40_000), 8 + PDU_SLACK);
     }
 
     #[test]
@@ -295,25 +370,34 @@ mod tests {
         r.polled(us(0)); // STATUS at 500 us, prohibit until 1 ms
         r.polled(us(300)); // wanted, not sent
         r.on_uplink_sdu(us(900)); // still prohibited
+        assert_eq!(r.status.iter().copied().collect::<Vec<_>>(), vec![(us(500), us(0))]);
         r.on_uplink_sdu(us(1_200)); // sent: arrives at 1.7 ms
-        r.due(us(1_000), 7, true);
-        assert_eq!(r.record, 7); // the first STATUS (500 us)
-        r.record = 0;
-        refreshed_exactly_at(&mut r, us(1_700), 5);
+        assert_eq!(r.status.back(), Some(&(us(1_700), us(1_200))));
+        r.due(us(1_700), 0, false);
+        assert!(r.status.is_empty());
     }
 
     /// The gNB's STATUS for the uplink goes in the first downlink opportunity after a poll, at
-    /// most once per t-StatusProhibit (1 ms), and only when a poll asked for it.
+    /// most once per t-StatusProhibit (1 ms), and only when a poll asked for it: beside the
+    /// data when a report counted it, in place of the data when none did (the reference at
+    /// 195.2 ms of BBR, 2.5 MiB, seed 1: a STATUS-only block, the SDU it displaced sent 0.5 ms
+    /// later with the next one), not at all while the scheduler records nothing.
     #[test]
     fn the_gnbs_status_for_the_uplink_takes_one_opportunity_per_prohibit_period() {
         let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500), None);
-        assert!(!r.gnb_status_now(us(0)), "no poll yet");
-        r.uplink_polled();
-        assert!(r.gnb_status_now(us(100)));
-        assert!(!r.gnb_status_now(us(200)), "sent");
-        r.uplink_polled();
-        assert!(!r.gnb_status_now(us(1_000)), "prohibited until 1.1 ms");
-        assert!(r.gnb_status_now(us(1_100)));
+        assert_eq!(r.gnb_status_now(us(0)), GnbStatus::No, "no poll yet");
+        r.uplink_polled(us(0), 0);
+        assert_eq!(r.gnb_status_now(us(100)), GnbStatus::WithData, "reported with the poll");
+        assert_eq!(r.gnb_status_now(us(200)), GnbStatus::No, "sent");
+        r.uplink_polled(us(300), 0); // t-StatusProhibit runs until 1.1 ms: no report
+        r.on_sdu(us(500), 1_454); // reported without the STATUS
+        assert_eq!(r.gnb_status_now(us(1_000)), GnbStatus::No, "prohibited until 1.1 ms");
+        assert_eq!(r.gnb_status_now(us(1_100)), GnbStatus::Alone, "takes the data's opportunity");
+        r.uplink_polled(us(1_500), 1_454);
+        r.record = 0;
+        assert_eq!(r.gnb_status_now(us(2_100)), GnbStatus::No, "nothing scheduled: waits for a report");
+        r.on_sdu(us(2_200), 2_908);
+        assert_eq!(r.gnb_status_now(us(2_300)), GnbStatus::WithData);
     }
 
     /// With uplink grants the UE's STATUS is reported with its queue (4 bytes) and goes in the
@@ -330,7 +414,7 @@ mod tests {
         assert_eq!(r.ue_status_bytes(us(1_200)), 0);
         assert_eq!(r.ue_status_bytes(us(1_300)), UE_STATUS_BYTES, "requested, counted once it expires");
         // the gNB has the first STATUS when its block arrives
-        refreshed_exactly_at(&mut r, us(500), 9);
+        assert_eq!(r.status.front(), Some(&(us(500), Time(us(300).0 - 1))));
     }
 
     /// A STATUS the gNB owes while its downlink idles goes when its report timer expires after
@@ -340,17 +424,17 @@ mod tests {
     fn the_gnbs_status_owed_while_idle_goes_with_the_report_timer() {
         let mut r = RlcReports::new(Dur::from_millis(4), Dur::from_millis(1), Dur::from_micros(500), None);
         r.on_sdu(us(0), 1_454); // the burst's last SDU: the timer expires at 4 ms
-        r.uplink_polled();
-        assert!(r.gnb_status_now(us(500)));
-        r.uplink_polled(); // during t-StatusProhibit (until 1.5 ms)
+        r.uplink_polled(us(400), 1_454);
+        assert_eq!(r.gnb_status_now(us(500)), GnbStatus::WithData);
+        r.uplink_polled(us(600), 0); // during t-StatusProhibit (until 1.5 ms)
         r.on_sdu(us(20_000), 1_454); // the next burst
-        assert!(!r.gnb_status_now(us(20_100)), "went at 4 ms");
+        assert_eq!(r.gnb_status_now(us(20_100)), GnbStatus::No, "went at 4 ms");
         assert_eq!(r.take_idle_status(), Some(us(4_000)));
         assert_eq!(r.take_idle_status(), None);
         // without the timer's expiry in the gap it is still owed
-        r.uplink_polled();
+        r.uplink_polled(us(20_150), 1_454);
         r.on_sdu(us(20_200), 2_908);
-        assert!(r.gnb_status_now(us(21_200)));
+        assert_eq!(r.gnb_status_now(us(21_200)), GnbStatus::WithData);
     }
 
     #[test]

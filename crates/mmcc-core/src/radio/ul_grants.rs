@@ -30,6 +30,8 @@
 //! ([`Measurements`]). Not modelled: the uplink HARQ retransmissions' symbols (a retransmission
 //! goes with the next block).
 
+use super::mcs::TbSize;
+use super::rlc_report::UE_STATUS_BYTES;
 use crate::time::{Dur, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -66,9 +68,6 @@ pub const UL_REQUEST_SLACK: u64 = 3 + 8 + 10;
 /// `UpdateUlRlcBufferInfo`: the record falls by the grant less `m_subHdrSize` (4) and the
 /// 2-byte minimum RLC overhead.
 pub const UL_RECORD_OVERHEAD: u64 = 4 + 2;
-/// `MmWaveUeMac::DoReceiveControlMessage`: the RLC may fill the grant less the MAC subheader
-/// (2 bytes for a short length field) and 1 byte.
-pub const UL_MAC_OVERHEAD: u64 = 3;
 
 /// Divide `avail` data symbols between one UE's downlink and uplink requests (symbols) as the
 /// flex-TTI scheduler does for one UE: both requests if they fit; else an equal share each, a
@@ -89,15 +88,6 @@ pub fn split(avail: u32, dl: u32, ul: u32) -> (u32, u32) {
     } else {
         (avail - half, half)
     }
-}
-
-/// The fewest symbols whose block holds `bytes` at `per_symbol` bytes each, at most `max`
-/// (`CalcMinTbSizeNumSym`).
-pub fn symbols_for(bytes: u64, per_symbol: f64, max: u32) -> u32 {
-    if per_symbol <= 0.0 {
-        return max;
-    }
-    ((bytes as f64 / per_symbol).ceil() as u32).clamp(1, max)
 }
 
 /// One grant: the UE fills it at `fill_at` and sends it in the next subframe.
@@ -133,7 +123,58 @@ pub struct UlGrants {
     pub measured: Measurements,
     /// When the UE's RLC last reported.
     last_report: Time,
+    /// The UE's MAC's copy of its RLC's last report (`MmWaveUeMac::m_ulBsrReceived`), which it
+    /// fills grants from ([`UeRecord`]).
+    pub ue: UeRecord,
 }
+
+/// What the UE's MAC knows of its RLC (`MmWaveUeMac::m_ulBsrReceived`): the queue and whether a
+/// STATUS was counted as of the RLC's last report (`LteRlcAm::DoReportBufferStatus` counts a
+/// requested STATUS only while t-StatusProhibit does not run, and nothing reports when that
+/// timer expires). The MAC serves a grant from this record, not from the RLC itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UeRecord {
+    pub data: u64,
+    pub status: bool,
+}
+
+/// What the UE's block carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UeFill {
+    /// The UE's STATUS PDU for the downlink.
+    pub status: bool,
+    /// Data from the UE's RLC queue.
+    pub data: bool,
+}
+
+impl UeRecord {
+    /// How the UE fills a grant of `bytes` (`MmWaveUeMac::DoReceiveControlMessage`, UL_DCI, and
+    /// `LteRlcAm::DoNotifyTxOpportunity`), `pending` whether its RLC has a STATUS to send now
+    /// (requested, t-StatusProhibit not running). The MAC gives a recorded STATUS its 4 bytes
+    /// first, then the data it records the rest; the RLC sends a pending STATUS in whatever
+    /// opportunity it gets first, one PDU per opportunity. So a STATUS that no report counted
+    /// takes the opportunity the MAC meant for the data, and the data waits; with nothing
+    /// recorded the block goes empty. The record then drops what the MAC served (the grant less
+    /// 2 bytes of RLC header for data).
+    pub fn fill(&mut self, bytes: u64, pending: bool) -> UeFill {
+        let status_first = self.status && pending;
+        let data = self.data > 0 && bytes > UL_DATA_MIN + if self.status { UE_STATUS_BYTES } else { 0 };
+        let fill = if status_first {
+            UeFill { status: true, data }
+        } else {
+            UeFill { status: data && pending, data: data && !pending }
+        };
+        if data {
+            let for_data = bytes - if self.status { UE_STATUS_BYTES } else { 0 };
+            self.data = self.data.saturating_sub(for_data - 2);
+        }
+        self.status = false;
+        fill
+    }
+}
+
+/// `MmWaveUeMac::DoReceiveControlMessage`: the MAC offers data only more than 7 bytes.
+const UL_DATA_MIN: u64 = 7;
 
 /// The subframes of the last few uplink blocks: the gNB measures the uplink on each block as it
 /// ends (`MmWaveFlexTtiMacScheduler::DoSchedUlCqiInfoReq`), at its subframe's end.
@@ -172,6 +213,7 @@ impl UlGrants {
             taken: VecDeque::new(),
             measured: Measurements::default(),
             last_report: Time::ZERO,
+            ue: UeRecord::default(),
         }
     }
 
@@ -202,12 +244,20 @@ impl UlGrants {
         }
     }
 
+    /// Whether the UE fills a grant at `now` that it has not filled yet.
+    pub fn grant_due(&self, now: Time) -> bool {
+        self.grants.iter().any(|g| g.fill_at == now)
+    }
+
     /// The RLC's report timer: `queued` bytes that no report, record or grant covers are
-    /// reported again `timer` after the last report (`LteRlcAm::ExpireRbsTimer`).
-    pub fn report_if_stale(&mut self, now: Time, queued: u64, timer: Dur) {
-        if queued > 0 && !self.busy() && now >= self.last_report + timer {
+    /// reported again `timer` after the last report (`LteRlcAm::ExpireRbsTimer`); returns
+    /// whether it reported.
+    pub fn report_if_stale(&mut self, now: Time, queued: u64, timer: Dur) -> bool {
+        let stale = queued > 0 && !self.busy() && now >= self.last_report + timer;
+        if stale {
             self.report(now, queued, 0);
         }
+        stale
     }
 
     /// Whether anything is on its way: reports, a record, grants.
@@ -221,7 +271,7 @@ impl UlGrants {
     /// uplink's MCS for the decision at `at`: (uplink bytes per symbol, downlink symbols, the
     /// grant's link adaptation), None if the uplink cannot be scheduled (no usable CQI above
     /// MCS 0's threshold).
-    pub fn decide_until(&mut self, now: Time, mut request: impl FnMut(Time) -> Option<(f64, u32, Grant)>) {
+    pub fn decide_until(&mut self, now: Time, mut request: impl FnMut(Time) -> Option<(TbSize, u32, Grant)>) {
         let s = self.subframe.0;
         let last_due = Time(now.0 / s * s);
         while self.next_decision <= last_due {
@@ -247,20 +297,20 @@ impl UlGrants {
 
     /// The decision at `at`: the reports it sees, then a grant for an uplink block two subframes
     /// on, whose symbols that subframe's downlink block loses.
-    fn decide(&mut self, at: Time, request: &mut impl FnMut(Time) -> Option<(f64, u32, Grant)>) {
+    fn decide(&mut self, at: Time, request: &mut impl FnMut(Time) -> Option<(TbSize, u32, Grant)>) {
         while self.reports.front().is_some_and(|r| r.0 <= at) {
             self.record = self.reports.pop_front().expect("front").1;
         }
         if self.record == 0 {
             return;
         }
-        let Some((per_symbol, dl_symbols, la)) = request(at) else { return };
-        let want = symbols_for(self.record + UL_REQUEST_SLACK, per_symbol, self.symbols);
+        let Some((tb, dl_symbols, la)) = request(at) else { return };
+        let want = tb.min_symbols(self.record + UL_REQUEST_SLACK, self.symbols + 2).min(self.symbols);
         let (dl, ul) = split(self.symbols, dl_symbols, want);
         if ul == 0 {
             return;
         }
-        let bytes = (per_symbol * ul as f64) as u64;
+        let bytes = tb.bytes(ul);
         self.record = self.record.saturating_sub(bytes.saturating_sub(UL_RECORD_OVERHEAD));
         let fill_at = at + Dur(self.subframe.0 * FILL_AFTER);
         self.grants.push_back(Grant { fill_at, bytes, end_symbol: 1 + dl + ul, ..la });
@@ -281,13 +331,13 @@ impl UlGrants {
 
     /// Downlink symbols left in the subframe at `now`.
     pub fn downlink_symbols(&mut self, now: Time) -> u32 {
-        while self.taken.front().is_some_and(|t| t.0 < now) {
+        // the downlink is filled `L1L2CtrlLatency` ahead of its subframe, while reports of the
+        // subframes between still look up their uplink blocks ([`Self::report`]): keep those
+        let keep_from = Time(now.0.saturating_sub(BLOCK_AFTER * self.subframe.0));
+        while self.taken.front().is_some_and(|t| t.0 < keep_from) {
             self.taken.pop_front();
         }
-        match self.taken.front() {
-            Some(&(t, _, n)) if t == now => self.symbols - n,
-            _ => self.symbols,
-        }
+        self.taken.iter().find(|t| t.0 == now).map_or(self.symbols, |&(_, _, n)| self.symbols - n)
     }
 }
 
@@ -318,6 +368,35 @@ mod tests {
         m.add(us(900));
         assert_eq!(m.before(us(800)), Some(us(700)));
         assert_eq!(m.before(us(1_000)), Some(us(900)));
+    }
+
+    /// The reference's UE at 0.19 s of BBR, 2.5 MiB, PER 1e-7 (seed 1; a copy of the runner
+    /// printing the UE MAC's record at each grant): an ACK reported while t-StatusProhibit ran
+    /// gets a grant of 1,776 bytes, the RLC sends the STATUS it owes in it instead, and the
+    /// ACKs wait until a report counts the STATUS (four ACKs held 3.4 ms).
+    #[test]
+    fn a_status_no_report_counted_takes_the_grant_meant_for_data() {
+        let fill = |data: u64, status: bool, pending: bool| {
+            let mut r = UeRecord { data, status };
+            (r.fill(1_776, pending), r)
+        };
+        let both = UeFill { status: true, data: true };
+        let status_only = UeFill { status: true, data: false };
+        let data_only = UeFill { status: false, data: true };
+        let empty = UeFill { status: false, data: false };
+        // counted STATUS first, then the data
+        assert_eq!(fill(54, true, true), (both, UeRecord::default()));
+        // a STATUS requested while the prohibit timer ran: it takes the data's opportunity, and
+        // the MAC's record forgets the data until the RLC reports again
+        assert_eq!(fill(54, false, true), (status_only, UeRecord::default()));
+        assert_eq!(fill(54, false, false), (data_only, UeRecord::default()));
+        // nothing recorded: an empty block, the STATUS waits too
+        assert_eq!(fill(0, false, true), (empty, UeRecord::default()));
+        assert_eq!(fill(0, true, true), (status_only, UeRecord::default()));
+        // a grant smaller than the record: the record falls by the grant less 2 bytes
+        let mut r = UeRecord { data: 3_000, status: false };
+        assert_eq!(r.fill(1_776, false), data_only);
+        assert_eq!(r.data, 3_000 - 1_774);
     }
 
     #[test]
@@ -353,7 +432,7 @@ mod tests {
         let mut asked = Vec::new();
         g.decide_until(us(300), |at| {
             asked.push(at);
-            Some((100.0, 24, la()))
+            Some((TbSize::Linear { full: 2_200, symbols: 22 }, 24, la()))
         });
         assert_eq!(asked, vec![us(200)]);
         assert_eq!(g.record, 0);
@@ -370,7 +449,7 @@ mod tests {
         let mut asked = Vec::new();
         g.decide_until(us(900), |at| {
             asked.push(at);
-            Some((100.0, 24, la()))
+            Some((TbSize::Linear { full: 2_200, symbols: 22 }, 24, la()))
         });
         assert_eq!(asked, vec![us(500), us(700)]);
     }

@@ -63,7 +63,7 @@ pub fn thesis(remote: bool, rlc: u64, per: f64, secs: u64, cca: &str) -> SimConf
         pathloss: PathLossModel::BuildingsObstacle,
         shadowing: false,
         link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
-        eta: 0.57,
+        eta: 0.57024,
         cqi_expiry: Some(Dur::from_millis(10)),
         cqi_report_delay: Dur::from_micros(300),
         rlc_reporting: mmcc_core::radio::RlcReporting::Ns3Mmwave,

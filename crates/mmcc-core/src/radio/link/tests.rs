@@ -65,8 +65,9 @@ fn the_downlink_cqi_is_usable_after_the_report_delay_and_expires() {
 /// A burst of 60 full-size SDUs into a steady 30 dB downlink, slot by slot: when each SDU
 /// reaches the UE. With ns3-mmwave's record of the RLC reports the PDUs' headers outgrow the
 /// scheduler's 17-byte margin, the record reaches zero with the last SDU's tail still
-/// buffered, and that SDU waits for the STATUS the UE sends on the first poll (at the
-/// uplink's delay); the others go as without the record.
+/// buffered, and that SDU waits for the RLC's next report: with no uplink data PDU to poll the
+/// gNB (a STATUS from the UE reports nothing, `LteRlcAm::DoReceivePdu`), its report timer,
+/// 4 ms after the burst's last SDU arrived; the others go as without the record.
 #[test]
 fn the_bursts_last_sdu_waits_for_the_next_rlc_report() {
     let run = |reporting: RlcReporting| {
@@ -97,8 +98,8 @@ fn the_bursts_last_sdu_waits_for_the_next_rlc_report() {
     assert_eq!(ideal[..59], ns3[..59]);
     let (ideal_gap, ns3_gap) = (ideal[59].0 - ideal[58].0, ns3[59].0 - ns3[58].0);
     assert!(ideal_gap <= 100_000, "without the record the last SDU follows at once: {ideal_gap} ns");
-    // the poll's STATUS: the uplink's 4 slots of scheduling delay, then the next slot
-    assert!((400_000..=700_000).contains(&ns3_gap), "the last SDU waited {ns3_gap} ns");
+    // the report timer, 4 ms after the SDUs arrived, then the next slot and the block's way
+    assert!((3_500_000..=4_300_000).contains(&ns3_gap), "the last SDU waited {ns3_gap} ns");
 }
 
 /// The drop-tail RLC buffer counts each SDU with its 2-byte PDCP header and, once the first
@@ -363,12 +364,14 @@ fn decoded_uplink_packets_wait_for_their_exact_time() {
     assert_eq!(out.len(), 1);
 }
 
-/// The gNB's t-PollRetransmit (`rlc_poll.rs`): a burst of 60 SDUs with no uplink traffic. The
-/// UE answers the first poll at once; the later ones find its t-StatusProhibit running and wait
-/// for its report timer (4 ms after the first of them), so the STATUS that acknowledges the
-/// burst's last PDU reaches the gNB after that PDU's own 4 ms have run out: the unacknowledged
-/// PDUs go again, one per opportunity, and the UE discards them (every SDU delivered once).
-/// Without the timer nothing goes twice.
+/// The gNB's t-PollRetransmit (`rlc_poll.rs`): a burst of 600 SDUs (over 2 ms) with no uplink
+/// traffic, and one SDU more after it. The UE answers the first poll, and the first after its
+/// t-StatusProhibit; the later ones find the timer running and wait for its report timer (here
+/// 10 ms), so the STATUS that acknowledges the last PDUs comes after their 4 ms have run out:
+/// with nothing left to send (the last SDU's report sent the tail the scheduler's record had
+/// left, `LteRlcAm::ExpirePollRetransmitTimer` retransmits only then) the unacknowledged PDUs
+/// go again, one per opportunity, and the UE discards them (every SDU delivered once). Without
+/// the timer nothing goes twice.
 #[test]
 fn an_unanswered_poll_sends_the_bursts_last_pdus_again() {
     let run = |poll: Option<Dur>| {
@@ -376,13 +379,18 @@ fn an_unanswered_poll_sends_the_bursts_last_pdus_again() {
             link_adaptation: LinkAdaptation::Ns3MmwaveMcs,
             rlc_reporting: RlcReporting::Ns3Mmwave,
             rlc_poll_retransmit: poll,
+            rlc_report_timer: Dur::from_millis(10),
             ..granted_uplink(30.0)
         };
-        let (mut r, t0) = link_with_downlink_data(&cfg, 5, 60);
-        let (mut out, mut drops, mut delivered, mut last_new) = (Vec::new(), Vec::new(), 0, Time::ZERO);
-        let mut copies = Vec::new();
+        let (mut r, t0) = link_with_downlink_data(&cfg, 5, 600);
+        let (mut out, mut drops, mut delivered) = (Vec::new(), Vec::new(), 0);
+        let (mut copies, mut new) = (Vec::new(), Vec::new());
         for i in 0..200u64 {
             let now = t0 + Dur(i * cfg.slot.0);
+            if i == 22 {
+                // one more SDU: its report sends the tail the record left with it
+                r.enqueue(0, &Packet::data(0, 0, 1, 600 * 1400, 1400, now, false), now).unwrap();
+            }
             let (air, sent) = (r.dirs[0].stats.air_bytes, r.poll().map_or(0, |p| p.retx_bytes));
             r.slot(1, now, &mut out, &mut drops);
             r.slot(0, now, &mut out, &mut drops);
@@ -392,18 +400,19 @@ fn an_unanswered_poll_sends_the_bursts_last_pdus_again() {
             if copy > 0 {
                 copies.push((now, copy));
             } else if r.dirs[0].stats.air_bytes > air {
-                last_new = now;
+                new.push(now);
             }
         }
         assert!(drops.is_empty());
-        (delivered, last_new, copies, r.poll().map_or(0, |p| p.expiries))
+        (delivered, new, copies, r.poll().map_or(0, |p| p.expiries))
     };
     let (delivered, _, copies, expiries) = run(None);
-    assert_eq!((delivered, copies.len(), expiries), (60, 0, 0));
-    let (delivered, last_new, copies, expiries) = run(Some(Dur::from_millis(4)));
-    assert_eq!(delivered, 60, "the copies deliver nothing");
-    assert!(expiries >= 1 && !copies.is_empty(), "no copies");
-    // the first copy goes 4 ms after the burst's last PDU, at the next opportunity
+    assert_eq!((delivered, copies.len(), expiries), (601, 0, 0));
+    let (delivered, new, copies, expiries) = run(Some(Dur::from_millis(4)));
+    assert_eq!(delivered, 601, "the copies deliver nothing");
+    assert!(expiries >= 1 && !copies.is_empty(), "no copies: {expiries} expiries");
+    // the first copy goes 4 ms after the last new PDU before it, at the next opportunity
+    let last_new = new.iter().copied().filter(|&t| t < copies[0].0).max().expect("a burst");
     let first = copies[0].0 - last_new;
     assert!((Dur::from_millis(4)..=Dur::from_micros(4_200)).contains(&first), "first copy {first:?} after the last PDU");
     // one PDU per opportunity: never two copies in one slot

@@ -13,14 +13,13 @@ impl RadioLink {
         self.ul = Some(g);
     }
 
-    /// What the decision at `at` needs (`UlGrants::decide_until`): the uplink's bytes per
-    /// symbol at its MCS (MCS 0 without an unexpired measurement of the uplink, as ns3-mmwave's
-    /// scheduler without a UL-CQI), the downlink's request in symbols (its record plus the PDU
-    /// slack, or all it buffers), and the grant's link adaptation;
-    /// `measured` is the subframe of the newest uplink block before the decision's
-    /// (`ul_grants::Measurements::before`).
-    pub(super) fn uplink_request(&self, at: Time, measured: Option<Time>) -> Option<(f64, u32, Grant)> {
-        let symbols = self.cfg.data_symbols;
+    /// What the decision at `at` needs (`UlGrants::decide_until`): the uplink's block sizes at
+    /// its MCS (MCS 0 without an unexpired measurement of the uplink, as ns3-mmwave's scheduler
+    /// without a UL-CQI), the downlink's request in symbols (its record plus the PDU slack, or
+    /// all it buffers, in the fewest symbols at its MCS, `CalcMinTbSizeNumSym`), and the grant's
+    /// link adaptation; `measured` is the subframe of the newest uplink block before the
+    /// decision's (`ul_grants::Measurements::before`).
+    pub(super) fn uplink_request(&self, at: Time, measured: Option<Time>) -> Option<(TbSize, u32, Grant)> {
         let known = match self.cfg.cqi_expiry {
             None => true,
             Some(exp) => measured.is_some_and(|m| at < m + exp),
@@ -34,7 +33,6 @@ impl RadioLink {
         if se <= 0.0 {
             return None;
         }
-        let per_symbol = |se: f64| self.tbs(se) as f64 / symbols as f64;
         let dl = &self.dirs[0];
         let dl_bytes = match &dl.reports {
             Some(r) if r.record > 0 => r.record + PDU_SLACK,
@@ -44,10 +42,11 @@ impl RadioLink {
         let dl_symbols = if dl_bytes == 0 {
             0
         } else {
-            ul_grants::symbols_for(dl_bytes, per_symbol(self.choose_q(&self.estimate(0), 0).0), symbols)
+            let (dl_se, _, dl_mcs) = self.choose_q(&self.estimate(0), 0);
+            self.block_symbols(dl_bytes, self.tb_size(dl_se, dl_mcs))
         };
         let la = Grant { fill_at: at, bytes: 0, ref_sinr, mcs, end_symbol: 0 };
-        Some((per_symbol(se), dl_symbols, la))
+        Some((self.tb_size(se, mcs), dl_symbols, la))
     }
 
     /// When the gNB's RLC has an uplink block sent in the subframe at `sf` that ends before
@@ -81,30 +80,81 @@ impl RadioLink {
     /// decision, on which the UE reports its CQI.
     pub(super) fn uplink_polled(&mut self, now: Time) {
         let idle = !self.has_data(0);
+        let queued = self.dirs[0].buffered_bytes();
+        // the block of its own is filled at the next boundary, and t-StatusProhibit starts then
+        // (the RLC sends the STATUS when the MAC gives it the opportunity)
+        let at = self.boundary_from(now);
         if let Some(r) = self.dirs[0].reports.as_mut() {
-            r.uplink_polled();
-            if idle && r.gnb_status_now(now) {
-                let at = self.boundary_from(now);
+            r.uplink_polled(now, queued);
+            if idle && r.gnb_status_now(at) != GnbStatus::No {
                 self.cqi.on_block(at);
             }
         }
     }
 
-    /// What the UE's RLC reports for the uplink at `now`: its queue and a requested STATUS
-    /// (`LteRlcAm::DoReportBufferStatus`).
-    pub(super) fn ul_queued(&self, now: Time) -> u64 {
+    /// What the UE's RLC reports for the uplink at `now` (`LteRlcAm::DoReportBufferStatus`):
+    /// its queue, and a requested STATUS (0 or 4 bytes).
+    fn ue_report(&self, now: Time) -> (u64, u64) {
         let status = self.dirs[0].reports.as_ref().map_or(0, |r| r.ue_status_bytes(now));
-        self.dirs[1].buffered_bytes() + status
+        (self.dirs[1].buffered_bytes(), status)
+    }
+
+    /// The UE's RLC reports at `now`, `arrival` symbols into its subframe: the BSR goes to the
+    /// scheduler and the UE's MAC keeps the report as its record.
+    pub(super) fn ue_reports(&mut self, now: Time, arrival: u32) {
+        let (data, status) = self.ue_report(now);
+        if let Some(u) = self.ul.as_mut() {
+            u.report(now, data + status, arrival);
+            u.ue = UeRecord { data, status: status > 0 };
+        }
     }
 
     /// With uplink grants, a downlink block reached the UE at `now`: its PDU polls, and a
     /// STATUS the UE may send is reported with the uplink's queue (`rlc_report.rs`).
     pub(super) fn ue_polled(&mut self, now: Time) {
+        if self.dirs[0].reports.is_some() {
+            self.ue_event(now, UeEvent::Poll);
+        }
+    }
+
+    /// A report (an SDU reached the UE's RLC, `arrival` symbols into its subframe) or a poll at
+    /// the UE at `now`. The UE fills a grant when it has the grant's control message, at its
+    /// subframe's first symbol; a block decoded in that subframe brings its packets and poll 2
+    /// or more symbols in (`RadioLink` delivers them at the boundary), so while a grant of
+    /// `now` waits to be filled they wait for it ([`Self::granted_slot`]).
+    pub(super) fn ue_event(&mut self, now: Time, e: UeEvent) {
+        if self.ul_deferred.first().is_some_and(|d| d.0 < now) {
+            // their subframe's grant went unfilled: they happened all the same
+            self.ue_deferred();
+        }
+        self.decide_grants(now);
+        if self.ul.as_ref().is_some_and(|u| u.grant_due(now)) {
+            self.ul_deferred.push((now, e));
+            return;
+        }
+        match e {
+            UeEvent::Sdu(arrival) => self.ue_reports(now, arrival),
+            UeEvent::Poll => self.ue_poll(now),
+        }
+    }
+
+    /// The events [`Self::ue_event`] held for the grant filled now, in order.
+    fn ue_deferred(&mut self) {
+        for (t, e) in std::mem::take(&mut self.ul_deferred) {
+            match e {
+                UeEvent::Sdu(arrival) => self.ue_reports(t, arrival),
+                UeEvent::Poll => self.ue_poll(t),
+            }
+        }
+    }
+
+    /// A polled PDU reached the UE at `now`: its RLC requests a STATUS and reports unless
+    /// t-StatusProhibit runs (`LteRlcAm::DoReceivePdu`).
+    fn ue_poll(&mut self, now: Time) {
         let Some(r) = self.dirs[0].reports.as_mut() else { return };
         if r.request_ue_status(now) {
-            let queued = self.ul_queued(now);
             let arrival = Self::arrival_symbol(&self.cfg, &self.dl_blocks, now);
-            self.ul.as_mut().expect("granted").report(now, queued, arrival);
+            self.ue_reports(now, arrival);
             if !self.dirs[1].slot_scheduled && self.has_work(1) {
                 // the UE's MAC runs every subframe (a PDU that completes no packet starts no
                 // ACK to wake the uplink): its slots go on from the next boundary
@@ -134,21 +184,36 @@ impl RadioLink {
             self.ul_sending_end = self.cfg.data_symbols + 1;
             self.harq_retransmission(1, now, sinr);
         }
-        let queued = self.ul_queued(now);
+        let (data, status) = self.ue_report(now);
         let (timer, slot) = (self.cfg.rlc_report_timer, self.cfg.slot);
         let u = self.ul.as_mut().expect("granted");
-        u.report_if_stale(now, queued, timer);
-        let Some(g) = u.grant_at(now) else { return };
-        u.measured.add(now + slot);
-        // the UE's STATUS goes first; its block goes in the next subframe and reaches the gNB's
-        // RLC as its data does
-        let arrival = self.ul_received_at(now + slot, g.end_symbol);
-        let status = self.dirs[0].reports.as_mut().is_some_and(|r| r.ue_status_in_grant(now, arrival));
-        let room = g.bytes.saturating_sub(UL_MAC_OVERHEAD + if status { UE_STATUS_BYTES } else { 0 });
-        let segs = self.dirs[1].fill(room, now, drops);
+        if u.report_if_stale(now, data + status, timer) {
+            u.ue = UeRecord { data, status: status > 0 };
+        }
+        if let Some(g) = u.grant_at(now) {
+            u.measured.add(now + slot);
+            self.fill_grant(g, now, status > 0, drops);
+        }
+        // the reports and polls of this subframe's decoded block, after the fill
+        self.ue_deferred();
+    }
+
+    /// The UE fills grant `g` at `now` (`pending`: its RLC has a STATUS to send) from its
+    /// MAC's record (`UeRecord::fill`), with the packets that reached its RLC before then; the
+    /// block goes in the next subframe and reaches the gNB's RLC as its data does.
+    fn fill_grant(&mut self, g: Grant, now: Time, pending: bool, drops: &mut Vec<(Packet, DropCause)>) {
+        let fill = self.ul.as_mut().expect("granted").ue.fill(g.bytes, pending);
+        let arrival = self.ul_received_at(now + self.cfg.slot, g.end_symbol);
+        let status = fill.status && self.dirs[0].reports.as_mut().is_some_and(|r| r.ue_status_in_grant(now, arrival));
+        if !fill.data {
+            return;
+        }
+        // the MAC gives the RLC its share less the MAC subheader and 1 byte
+        let for_data = g.bytes.saturating_sub(if status { UE_STATUS_BYTES } else { 0 });
+        let room = for_data.saturating_sub(ns3_mmwave_mac_subheader(for_data) + 1);
+        let segs = self.dirs[1].fill_arrived_before(room, now, Some(now), drops);
         if !segs.is_empty() {
-            let (ref_sinr, mcs) = (g.ref_sinr, g.mcs);
-            self.ul_staged = Some((Harq::data(now, ref_sinr, mcs, segs), g.end_symbol));
+            self.ul_staged = Some((Harq::data(now, g.ref_sinr, g.mcs, segs), g.end_symbol));
         }
     }
 }

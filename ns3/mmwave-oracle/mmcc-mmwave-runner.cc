@@ -133,60 +133,32 @@ RlcEvent (const char *kind, uint32_t bytes)
   g_rlc << Simulator::Now ().GetNanoSeconds () << ',' << kind << ',' << bytes << '\n';
 }
 
+/// An RLC or PDCP PDU passed down (`TxPDU`): its `kind`, bound when connecting.
 void
-GnbRlcTx (uint16_t, uint8_t, uint32_t bytes)
+PduTx (const char *kind, uint16_t, uint8_t, uint32_t bytes)
 {
-  RlcEvent ("gnb_tx", bytes);
+  RlcEvent (kind, bytes);
 }
 
+/// An RLC or PDCP PDU received (`RxPDU`, with its delay).
 void
-UeRlcRx (uint16_t, uint8_t, uint32_t bytes, uint64_t)
+PduRx (const char *kind, uint16_t, uint8_t, uint32_t bytes, uint64_t)
 {
-  RlcEvent ("ue_rx", bytes);
-}
-
-void
-UePdcpRx (uint16_t, uint8_t, uint32_t bytes, uint64_t)
-{
-  RlcEvent ("ue_sdu", bytes);
-}
-
-void
-UePdcpTx (uint16_t, uint8_t, uint32_t bytes)
-{
-  RlcEvent ("ue_ul_sdu", bytes);
-}
-
-void
-UeRlcTx (uint16_t, uint8_t, uint32_t bytes)
-{
-  RlcEvent ("ue_tx", bytes);
-}
-
-void
-GnbRlcRx (uint16_t, uint8_t, uint32_t bytes, uint64_t)
-{
-  RlcEvent ("gnb_rx", bytes);
+  RlcEvent (kind, bytes);
 }
 
 /// The data bearer's RLC and PDCP exist once the UE is connected: hook them then.
 void
 ConnectRlcTraces ()
 {
-  Config::ConnectWithoutContext (
-      "/NodeList/*/DeviceList/*/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc/TxPDU",
-      MakeCallback (&GnbRlcTx));
-  Config::ConnectWithoutContext ("/NodeList/*/DeviceList/*/LteUeRrc/DataRadioBearerMap/*/LteRlc/RxPDU",
-                                 MakeCallback (&UeRlcRx));
-  Config::ConnectWithoutContext ("/NodeList/*/DeviceList/*/LteUeRrc/DataRadioBearerMap/*/LtePdcp/RxPDU",
-                                 MakeCallback (&UePdcpRx));
-  Config::ConnectWithoutContext ("/NodeList/*/DeviceList/*/LteUeRrc/DataRadioBearerMap/*/LtePdcp/TxPDU",
-                                 MakeCallback (&UePdcpTx));
-  Config::ConnectWithoutContext ("/NodeList/*/DeviceList/*/LteUeRrc/DataRadioBearerMap/*/LteRlc/TxPDU",
-                                 MakeCallback (&UeRlcTx));
-  Config::ConnectWithoutContext (
-      "/NodeList/*/DeviceList/*/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc/RxPDU",
-      MakeCallback (&GnbRlcRx));
+  const std::string gnb = "/NodeList/*/DeviceList/*/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/";
+  const std::string ue = "/NodeList/*/DeviceList/*/LteUeRrc/DataRadioBearerMap/*/";
+  Config::ConnectWithoutContext (gnb + "LteRlc/TxPDU", MakeBoundCallback (&PduTx, "gnb_tx"));
+  Config::ConnectWithoutContext (ue + "LteRlc/RxPDU", MakeBoundCallback (&PduRx, "ue_rx"));
+  Config::ConnectWithoutContext (ue + "LtePdcp/RxPDU", MakeBoundCallback (&PduRx, "ue_sdu"));
+  Config::ConnectWithoutContext (ue + "LtePdcp/TxPDU", MakeBoundCallback (&PduTx, "ue_ul_sdu"));
+  Config::ConnectWithoutContext (ue + "LteRlc/TxPDU", MakeBoundCallback (&PduTx, "ue_tx"));
+  Config::ConnectWithoutContext (gnb + "LteRlc/RxPDU", MakeBoundCallback (&PduRx, "gnb_rx"));
 }
 
 

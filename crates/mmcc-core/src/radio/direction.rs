@@ -209,7 +209,7 @@ impl Direction {
     fn pull(&mut self, now: Time, before: Option<Time>, drops: &mut Vec<(Packet, DropCause)>) -> bool {
         let got = match &mut self.waiting {
             Waiting::DropTail { q, bytes, .. } => match q.front() {
-                Some(&(p, sz, at)) if at + self.sched_delay <= now && before.is_none_or(|b| at < b) => {
+                Some(&(p, sz, at)) if Self::takeable(at, self.sched_delay, now, before) => {
                     q.pop_front();
                     *bytes -= sz as u64;
                     Some((p, sz))
@@ -377,11 +377,15 @@ impl Direction {
     /// Whether a packet waits that [`Self::pull`] would take now.
     fn pullable(&self, now: Time, before: Option<Time>) -> bool {
         match &self.waiting {
-            Waiting::DropTail { q, .. } => {
-                q.front().is_some_and(|&(_, _, at)| at + self.sched_delay <= now && before.is_none_or(|b| at < b))
-            }
+            Waiting::DropTail { q, .. } => q.front().is_some_and(|&(_, _, at)| Self::takeable(at, self.sched_delay, now, before)),
             Waiting::CoDel(q) => q.bytes() > 0,
         }
+    }
+
+    /// Whether a drop-tail buffer's packet that arrived at `at` may be taken at `now`: after the
+    /// scheduling delay, and before `before` if given.
+    fn takeable(at: Time, sched_delay: Dur, now: Time, before: Option<Time>) -> bool {
+        at + sched_delay <= now && before.is_none_or(|b| at < b)
     }
 
     /// A TB's bytes failed for good at HARQ: back to RLC, or discard after too many tries.

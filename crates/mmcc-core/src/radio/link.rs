@@ -765,12 +765,10 @@ impl RadioLink {
         };
         if status == GnbStatus::Alone {
             // the gNB's STATUS for the uplink takes the data's opportunity (rlc_report.rs)
-            self.cqi.on_block(now);
             let r = self.dirs[0].reports.as_mut().expect("reports");
             let asked = r.allowance(cap);
             r.scheduled(asked);
-            self.note_dl_block(now, self.block_symbols(asked, tb));
-            self.dirs[0].stats.tbs += 1;
+            self.status_block(now, asked, tb);
             return;
         }
         if status == GnbStatus::WithData {
@@ -791,9 +789,7 @@ impl RadioLink {
         let segs = self.dirs[d].fill(cap, now, drops);
         if segs.is_empty() {
             if status == GnbStatus::WithData {
-                self.cqi.on_block(now);
-                self.note_dl_block(now, self.block_symbols(GNB_STATUS_TB_BYTES, tb));
-                self.dirs[0].stats.tbs += 1;
+                self.status_block(now, GNB_STATUS_TB_BYTES, tb);
             }
             return;
         }
@@ -805,6 +801,14 @@ impl RadioLink {
             h.pdu = self.poll_mut().map_or(0, |p| p.sent(now, true));
         }
         self.send_block(d, h, sinr, now);
+    }
+
+    /// A downlink block filled at `now` that carries the gNB's STATUS and no data, sized for
+    /// `bytes`: counted, its symbols taken, and the UE reports its CQI on it.
+    fn status_block(&mut self, now: Time, bytes: u64, tb: TbSize) {
+        self.cqi.on_block(now);
+        self.note_dl_block(now, self.block_symbols(bytes, tb));
+        self.dirs[0].stats.tbs += 1;
     }
 
     /// A block's first transmission: counted, judged by its error curve and settled.

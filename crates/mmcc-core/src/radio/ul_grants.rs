@@ -148,6 +148,12 @@ pub struct UeFill {
 }
 
 impl UeRecord {
+    /// What the report tells the scheduler: the queue and a counted STATUS's 4 bytes
+    /// (`LteRlcAm::DoReportBufferStatus`).
+    pub fn queued(&self) -> u64 {
+        self.data + if self.status { UE_STATUS_BYTES } else { 0 }
+    }
+
     /// How the UE fills a grant of `bytes` (`MmWaveUeMac::DoReceiveControlMessage`, UL_DCI, and
     /// `LteRlcAm::DoNotifyTxOpportunity`), `pending` whether its RLC has a STATUS to send now
     /// (requested, t-StatusProhibit not running). The MAC gives a recorded STATUS its 4 bytes
@@ -229,14 +235,16 @@ impl UlGrants {
     /// 100 us (`MmWaveUePhy::PhyDataPacketReceived`, `TbDecodeLatency`), so its ACK is made in
     /// the subframe that starts there, as many symbols in as that block ended. A later report
     /// for the same decision replaces an earlier one.
-    pub fn report(&mut self, now: Time, queued: u64, arrival: u32) {
+    /// The UE's MAC keeps the report as its record (`MmWaveUeMac::DoReportBufferStatus`).
+    pub fn report(&mut self, now: Time, rec: UeRecord, arrival: u32) {
         let s = self.subframe.0;
         // the subframe the UE's RLC reports in
         let sf = Time(now.0 / s * s);
         // the uplink slot starts after the control symbol and the downlink block
         let before_slot = self.taken.iter().any(|&(t, dl, _)| t == sf && 1 + dl >= arrival);
         let at = Time(sf.0 + if before_slot { s } else { 2 * s });
-        let value = reported(queued);
+        let value = reported(rec.queued());
+        self.ue = rec;
         self.last_report = now;
         match self.reports.back_mut() {
             Some(last) if last.0 == at => last.1 = value,
@@ -249,15 +257,12 @@ impl UlGrants {
         self.grants.iter().any(|g| g.fill_at == now)
     }
 
-    /// The RLC's report timer: `queued` bytes that no report, record or grant covers are
-    /// reported again `timer` after the last report (`LteRlcAm::ExpireRbsTimer`); returns
-    /// whether it reported.
-    pub fn report_if_stale(&mut self, now: Time, queued: u64, timer: Dur) -> bool {
-        let stale = queued > 0 && !self.busy() && now >= self.last_report + timer;
-        if stale {
-            self.report(now, queued, 0);
+    /// The RLC's report timer: a queue `rec` that no report, record or grant covers is reported
+    /// again `timer` after the last report (`LteRlcAm::ExpireRbsTimer`).
+    pub fn report_if_stale(&mut self, now: Time, rec: UeRecord, timer: Dur) {
+        if rec.queued() > 0 && !self.busy() && now >= self.last_report + timer {
+            self.report(now, rec, 0);
         }
-        stale
     }
 
     /// Whether anything is on its way: reports, a record, grants.
@@ -349,6 +354,10 @@ mod tests {
         Time(x * 1000)
     }
 
+    fn data(bytes: u64) -> UeRecord {
+        UeRecord { data: bytes, status: false }
+    }
+
     fn la() -> Grant {
         Grant { fill_at: Time::ZERO, bytes: 0, ref_sinr: 0.0, mcs: None, end_symbol: 0 }
     }
@@ -428,7 +437,7 @@ mod tests {
     #[test]
     fn a_report_becomes_a_grant_two_subframes_before_its_block() {
         let mut g = UlGrants::new(Dur::from_micros(100), 22);
-        g.report(us(50), 112, 0);
+        g.report(us(50), data(112), 0);
         let mut asked = Vec::new();
         g.decide_until(us(300), |at| {
             asked.push(at);
@@ -444,8 +453,8 @@ mod tests {
         assert!(!g.busy());
         // the block goes in the subframe of 400 us: an ACK made in it reaches the decision at
         // 500 us, one made in the subframe after it (from 500 us) the decision at 700 us
-        g.report(us(450), 56, 0);
-        g.report(us(500), 56, 0);
+        g.report(us(450), data(56), 0);
+        g.report(us(500), data(56), 0);
         let mut asked = Vec::new();
         g.decide_until(us(900), |at| {
             asked.push(at);
@@ -459,8 +468,8 @@ mod tests {
     #[test]
     fn the_last_report_before_a_decision_overwrites_the_record() {
         let mut g = UlGrants::new(Dur::from_micros(100), 22);
-        g.report(us(110), 56, 0);
-        g.report(us(150), 500, 0);
+        g.report(us(110), data(56), 0);
+        g.report(us(150), data(500), 0);
         let mut seen = Vec::new();
         g.decide_until(us(399), |at| {
             seen.push(at);
@@ -468,7 +477,7 @@ mod tests {
         });
         assert_eq!(seen, vec![us(300)]);
         assert_eq!(g.record, 515);
-        g.report(us(350), 30, 0);
+        g.report(us(350), data(30), 0);
         g.decide_until(us(600), |_| None);
         assert_eq!(g.record, 31);
     }

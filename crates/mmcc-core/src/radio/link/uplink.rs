@@ -93,19 +93,18 @@ impl RadioLink {
     }
 
     /// What the UE's RLC reports for the uplink at `now` (`LteRlcAm::DoReportBufferStatus`):
-    /// its queue, and a requested STATUS (0 or 4 bytes).
-    fn ue_report(&self, now: Time) -> (u64, u64) {
-        let status = self.dirs[0].reports.as_ref().map_or(0, |r| r.ue_status_bytes(now));
-        (self.dirs[1].buffered_bytes(), status)
+    /// its queue, and whether it counts a requested STATUS.
+    fn ue_report(&self, now: Time) -> UeRecord {
+        let status = self.dirs[0].reports.as_ref().is_some_and(|r| r.ue_status_bytes(now) > 0);
+        UeRecord { data: self.dirs[1].buffered_bytes(), status }
     }
 
     /// The UE's RLC reports at `now`, `arrival` symbols into its subframe: the BSR goes to the
     /// scheduler and the UE's MAC keeps the report as its record.
     pub(super) fn ue_reports(&mut self, now: Time, arrival: u32) {
-        let (data, status) = self.ue_report(now);
+        let rec = self.ue_report(now);
         if let Some(u) = self.ul.as_mut() {
-            u.report(now, data + status, arrival);
-            u.ue = UeRecord { data, status: status > 0 };
+            u.report(now, rec, arrival);
         }
     }
 
@@ -184,15 +183,13 @@ impl RadioLink {
             self.ul_sending_end = self.cfg.data_symbols + 1;
             self.harq_retransmission(1, now, sinr);
         }
-        let (data, status) = self.ue_report(now);
+        let rec = self.ue_report(now);
         let (timer, slot) = (self.cfg.rlc_report_timer, self.cfg.slot);
         let u = self.ul.as_mut().expect("granted");
-        if u.report_if_stale(now, data + status, timer) {
-            u.ue = UeRecord { data, status: status > 0 };
-        }
+        u.report_if_stale(now, rec, timer);
         if let Some(g) = u.grant_at(now) {
             u.measured.add(now + slot);
-            self.fill_grant(g, now, status > 0, drops);
+            self.fill_grant(g, now, rec.status, drops);
         }
         // the reports and polls of this subframe's decoded block, after the fill
         self.ue_deferred();
